@@ -1,0 +1,23 @@
+// The one way the web tier reaches the backend: the typed client, in-process
+// when the backend runs here, over HTTP when BACKEND_URL points elsewhere.
+import type { RouterContextProvider } from "react-router";
+import { createBackendClient } from "./backend.server";
+import type { AppServices } from "./context";
+import { services } from "./session.server";
+
+type Client = ReturnType<typeof createBackendClient>;
+const clients = new WeakMap<AppServices, Client>();
+
+export function backend(context: Readonly<RouterContextProvider>): Client {
+  const s = services(context);
+  let client = clients.get(s);
+  if (!client) {
+    client = createBackendClient({
+      baseUrl: s.config.backendBaseUrl,
+      platform: s.config.platform,
+      ...(s.backendFetch ? { fetch: s.backendFetch } : {}),
+    });
+    clients.set(s, client);
+  }
+  return client;
+}

@@ -1,0 +1,197 @@
+// The typed client of the backend API (server/api/handler.ts). It only uses
+// fetch: in-process it is handed the API handler itself, otherwise it talks
+// HTTP to the configured base URL.
+//
+// Every call resolves (never throws) to a discriminated union:
+//   { ok: true, data }                                  a 2xx answer of the expected shape
+//   { ok: false, kind: "rejected", status, message }    a 4xx JSON answer; the server's message, unchanged
+//   { ok: false, kind: "network", message }             fetch failed, timed out, 5xx, or an unexpected body
+// Passwords and phrases never appear in any message this client produces.
+import { z } from "zod";
+
+export interface BackendClientOptions {
+  /** e.g. "http://127.0.0.1:3000/api" */
+  baseUrl: string;
+  platform: string;
+  /** In-process: the API handler. Default: globalThis.fetch. */
+  fetch?: (request: Request) => Promise<Response>;
+  /** Default 10 000 ms. */
+  timeoutMs?: number;
+}
+
+const createAccountData = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  newUserId: z.string(),
+  twelveWords: z.array(z.string()),
+});
+
+const loginData = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  user: z.object({ email: z.string(), twelveWords: z.string() }),
+});
+
+const checkLoggedInData = z.object({
+  success: z.literal(true),
+  user: z.object({ email: z.string(), userId: z.string() }),
+});
+
+const messageData = z.object({ success: z.literal(true), message: z.string() });
+
+const rejectionBody = z.object({ message: z.string() });
+
+export type CreateAccountData = z.infer<typeof createAccountData>;
+export type LoginData = z.infer<typeof loginData>;
+export type CheckLoggedInData = z.infer<typeof checkLoggedInData>;
+export type CheckPhraseData = z.infer<typeof messageData>;
+export type ChangePasswordData = z.infer<typeof messageData>;
+
+export interface BackendRejected {
+  ok: false;
+  kind: "rejected";
+  status: number;
+  message: string;
+}
+
+export interface BackendNetworkFailure {
+  ok: false;
+  kind: "network";
+  message: string;
+}
+
+export type BackendFailure = BackendRejected | BackendNetworkFailure;
+
+export type BackendResult<T> = { ok: true; data: T } | BackendFailure;
+
+export interface CreateAccountInput {
+  email: string;
+  password: string;
+  passwordConfirmed: string;
+}
+
+export interface LoginInput {
+  email: string;
+  password: string;
+}
+
+export interface PhraseInput {
+  email: string;
+  twelveWords: string[];
+}
+
+export interface ChangePasswordInput {
+  email: string;
+  twelveWords: string[];
+  password: string;
+  confirmPassword: string;
+}
+
+export interface BackendClient {
+  createAccount(input: CreateAccountInput): Promise<BackendResult<CreateAccountData>>;
+  login(input: LoginInput): Promise<BackendResult<LoginData>>;
+  checkLoggedIn(input: PhraseInput): Promise<BackendResult<CheckLoggedInData>>;
+  checkPhrase(input: PhraseInput): Promise<BackendResult<CheckPhraseData>>;
+  changePassword(input: ChangePasswordInput): Promise<BackendResult<ChangePasswordData>>;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+function network(message: string): BackendNetworkFailure {
+  return { ok: false, kind: "network", message };
+}
+
+class Timeout {}
+
+export function createBackendClient(opts: BackendClientOptions): BackendClient {
+  const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
+
+  async function call<T>(path: string, body: Record<string, unknown>, schema: z.ZodType<T>): Promise<BackendResult<T>> {
+    const controller = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The signal stops a real fetch; the race also bounds an in-process handler that ignores it.
+    const timedOut = new Promise<Timeout>((resolve) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        resolve(new Timeout());
+      }, timeoutMs);
+    });
+
+    try {
+      let text: string;
+      let status: number;
+      try {
+        const request = new Request(`${baseUrl}${path}`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json" },
+          body: JSON.stringify({ ...body, platform: opts.platform }),
+          signal: controller.signal,
+        });
+        const answer = await Promise.race([
+          (async () => {
+            const response = await send(request);
+            return { status: response.status, text: await response.text() };
+          })(),
+          timedOut,
+        ]);
+        if (answer instanceof Timeout) return network("The backend did not answer in time.");
+        ({ status, text } = answer);
+      } catch (error) {
+        // Only the error's class is kept: fetch errors can carry the request with them.
+        if (controller.signal.aborted) return network("The backend did not answer in time.");
+        const name = error instanceof Error ? error.name : "error";
+        return network(`The backend could not be reached (${name}).`);
+      }
+
+      if (status >= 500) return network(`The backend failed (status ${status}).`);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return network(`The backend answered with a non-JSON body (status ${status}).`);
+      }
+      if (status >= 400) {
+        const rejection = rejectionBody.safeParse(parsed);
+        if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
+        return { ok: false, kind: "rejected", status, message: rejection.data.message };
+      }
+      if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
+      const data = schema.safeParse(parsed);
+      if (!data.success) return network("The backend answered with an unexpected body.");
+      return { ok: true, data: data.data };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    createAccount: (input) =>
+      call(
+        "/aml-authentication",
+        { email: input.email, password: input.password, passwordConfirmed: input.passwordConfirmed },
+        createAccountData,
+      ),
+    login: (input) => call("/aml-authorization", { email: input.email, password: input.password }, loginData),
+    checkLoggedIn: (input) =>
+      call(
+        "/check-if-logged-in",
+        { email: input.email, twelveWords: input.twelveWords.join(" ") },
+        checkLoggedInData,
+      ),
+    checkPhrase: (input) =>
+      call("/request-change-password", { email: input.email, twelveWords: input.twelveWords.join(" ") }, messageData),
+    changePassword: (input) =>
+      call(
+        "/aml-client-change-password",
+        {
+          email: input.email,
+          twelveWords: input.twelveWords.join(" "),
+          password: input.password,
+          confirmPassword: input.confirmPassword,
+        },
+        messageData,
+      ),
+  };
+}

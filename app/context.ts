@@ -1,0 +1,30 @@
+// What the host process hands to every loader and action: the web tier's
+// configuration, how to reach the backend, and where sessions are kept.
+// The web tier never opens the database itself; the host injects the store.
+import { createContext } from "react-router";
+
+export interface WebConfig {
+  platform: string;
+  sessionSecret: string;
+  cookieSecure: boolean;
+  supportEmail: string;
+  /** Base URL of the backend API, e.g. "http://127.0.0.1:3000/api". */
+  backendBaseUrl: string;
+}
+
+/** A dumb key-value table for encrypted session blobs (rows of web_sessions). */
+export interface SessionKV {
+  insert(key: string, blob: string, expiresAt: Date): Promise<void>;
+  get(key: string): Promise<string | null>;
+  update(key: string, blob: string, expiresAt: Date): Promise<void>;
+  remove(key: string): Promise<void>;
+}
+
+export interface AppServices {
+  config: WebConfig;
+  /** In-process backend (the API handler itself); undefined when it is remote. */
+  backendFetch: ((request: Request) => Promise<Response>) | undefined;
+  sessions: SessionKV;
+}
+
+export const servicesContext = createContext<AppServices>();

@@ -1,0 +1,77 @@
+// Every form post passes through here: the CSRF token (double-submit cookie,
+// signed) and, on public forms, the honeypot. A failure is a plain 403/400.
+import { createCookie, data, type RouterContextProvider } from "react-router";
+import { CSRF, CSRFError } from "remix-utils/csrf/server";
+import { Honeypot, SpamError } from "remix-utils/honeypot/server";
+import type { AppServices } from "./context";
+import { services } from "./session.server";
+
+const HONEYPOT_FIELD_NAME = "ck_name__confirm";
+const csrfs = new WeakMap<AppServices, CSRF>();
+const honeypots = new WeakMap<AppServices, Honeypot>();
+
+export function csrfFor(s: AppServices): CSRF {
+  let csrf = csrfs.get(s);
+  if (!csrf) {
+    csrf = new CSRF({
+      cookie: createCookie(s.config.cookieSecure ? "__Host-ck_csrf" : "ck_csrf", {
+        httpOnly: true,
+        sameSite: "lax",
+        secure: s.config.cookieSecure,
+        path: "/",
+        secrets: [s.config.sessionSecret],
+      }),
+      secret: s.config.sessionSecret,
+    });
+    csrfs.set(s, csrf);
+  }
+  return csrf;
+}
+
+export function honeypotFor(s: AppServices): Honeypot {
+  let honeypot = honeypots.get(s);
+  if (!honeypot) {
+    honeypot = new Honeypot({
+      nameFieldName: HONEYPOT_FIELD_NAME,
+      validFromFieldName: "ck_from__confirm",
+      // Stable across processes, so a form rendered by one process validates on another.
+      encryptionSeed: s.config.sessionSecret,
+    });
+    honeypots.set(s, honeypot);
+  }
+  return honeypot;
+}
+
+/** Reads the posted form and checks its CSRF token. */
+export async function readForm(request: Request, context: Readonly<RouterContextProvider>): Promise<FormData> {
+  const s = services(context);
+  let formData: FormData;
+  try {
+    formData = await request.formData();
+  } catch {
+    throw data("The form could not be read.", { status: 400 });
+  }
+  try {
+    await csrfFor(s).validate(formData, request.headers);
+  } catch (error) {
+    if (error instanceof CSRFError) {
+      throw data("This form has expired. Go back, reload the page and try again.", { status: 403 });
+    }
+    throw error;
+  }
+  return formData;
+}
+
+/**
+ * The honeypot on public forms that create or check accounts. The library
+ * skips its check when the fields are absent, so their absence fails here.
+ */
+export async function checkHoneypot(formData: FormData, context: Readonly<RouterContextProvider>) {
+  try {
+    if (!formData.has(HONEYPOT_FIELD_NAME)) throw new SpamError("Missing honeypot input");
+    await honeypotFor(services(context)).check(formData);
+  } catch (error) {
+    if (error instanceof SpamError) throw data("The form could not be accepted.", { status: 400 });
+    throw error;
+  }
+}

@@ -1,0 +1,127 @@
+import { useEffect } from "react";
+import {
+  data,
+  isRouteErrorResponse,
+  Link,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  useLocation,
+  useNavigation,
+  type LinksFunction,
+} from "react-router";
+import { AuthenticityTokenProvider } from "remix-utils/csrf/react";
+import { HoneypotProvider } from "remix-utils/honeypot/react";
+import type { Route } from "./+types/root";
+import stylesheet from "./app.css?url";
+import { Notice } from "./components/notice";
+import { csrfFor, honeypotFor } from "./forms.server";
+import { commitSession, getSession, services } from "./session.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const s = services(context);
+  const headers = new Headers();
+  const [csrfToken, csrfCookie] = await csrfFor(s).commitToken(request);
+  if (csrfCookie) headers.append("Set-Cookie", csrfCookie);
+  const honeypotInputProps = await honeypotFor(s).getInputProps();
+
+  // A flash notice (a toast, in the spec) is shown once, on the next page.
+  let notice: string | undefined;
+  if (request.headers.get("Cookie")?.includes("ck_session")) {
+    const session = await getSession(request, context);
+    notice = session.get("notice");
+    if (notice) headers.append("Set-Cookie", await commitSession(session, context));
+  }
+  return data({ csrfToken, honeypotInputProps, notice }, { headers });
+}
+
+export function Layout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+/** A full-screen loader while a navigation or submission is under way (scripts only). */
+function GlobalLoader() {
+  const navigation = useNavigation();
+  if (navigation.state === "idle") return null;
+  return (
+    <div className="global-loader" role="status" aria-live="polite">
+      <span className="spinner" aria-hidden="true" />
+      <span className="visually-hidden">Loading…</span>
+    </div>
+  );
+}
+
+/** Scrolls to the top on every path change (smoothly, unless motion is reduced). */
+function ScrollToTop() {
+  const { pathname } = useLocation();
+  useEffect(() => {
+    const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    window.scrollTo({ top: 0, behavior: reduce ? "auto" : "smooth" });
+  }, [pathname]);
+  return null;
+}
+
+function Hydrated() {
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
+  return null;
+}
+
+export default function App({ loaderData }: Route.ComponentProps) {
+  return (
+    <AuthenticityTokenProvider token={loaderData.csrfToken}>
+      <HoneypotProvider {...loaderData.honeypotInputProps}>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <Outlet />
+        {loaderData.notice ? <Notice message={loaderData.notice} /> : null}
+        <GlobalLoader />
+        <ScrollToTop />
+        <Hydrated />
+      </HoneypotProvider>
+    </AuthenticityTokenProvider>
+  );
+}
+
+export function meta() {
+  return [{ title: "Coinkeep" }];
+}
+
+export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
+  let title = "Something went wrong";
+  let detail = "An unexpected error occurred. Please try again.";
+  if (isRouteErrorResponse(error)) {
+    title = error.status === 404 ? "Page not found" : `Error ${error.status}`;
+    if (typeof error.data === "string" && error.status < 500) detail = error.data;
+  }
+  return (
+    <main id="main" className="error-page">
+      <h1>{title}</h1>
+      <p>{detail}</p>
+      <p>
+        <Link to="/">Back to Coinkeep</Link>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,159 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { z } from "zod";
+import { backend } from "../api.server";
+import { CopyButton } from "../components/copy-button";
+import { Field, FormErrors } from "../components/field";
+import { ArrowLeftIcon } from "../components/icons";
+import { SubmitButton } from "../components/submit-button";
+import { checkHoneypot, readForm } from "../forms.server";
+import { commitSession, requireAnonymous, startUserSession } from "../session.server";
+import type { Route } from "./+types/create-wallet";
+
+// Spec section 5: all fields required; the e-mail valid; the passwords equal.
+const schema = z
+  .object({
+    email: z.string().trim().optional(),
+    password: z.string().optional(),
+    confirmPassword: z.string().optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.email || !value.password || !value.confirmPassword) {
+      ctx.addIssue({ code: "custom", path: [], message: "Please fill out all fields." });
+      return;
+    }
+    if (!z.email().safeParse(value.email).success) {
+      ctx.addIssue({ code: "custom", path: ["email"], message: "Please provide a valid email." });
+    }
+    if (value.password !== value.confirmPassword) {
+      ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
+    }
+  });
+
+export function meta() {
+  return [{ title: "Create wallet — Coinkeep" }];
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const session = await requireAnonymous(request, context);
+  const created = session.get("created");
+  // The phrase reaches the page only on this warning screen.
+  return created ? { step: 2 as const, words: created.words } : { step: 1 as const, words: null };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  const session = await requireAnonymous(request, context);
+
+  if (formData.get("intent") === "enter") {
+    const created = session.get("created");
+    if (!created) return redirect("/create-wallet");
+    const headers = await startUserSession(request, context, created);
+    return redirect("/home", { headers });
+  }
+
+  await checkHoneypot(formData, context);
+  const submission = parseWithZod(formData, { schema });
+  const hideFields = ["password", "confirmPassword"];
+  if (submission.status !== "success") {
+    return data({ result: submission.reply({ hideFields }) }, { status: 400 });
+  }
+  const { email = "", password = "", confirmPassword = "" } = submission.value;
+  const api = backend(context);
+  const created = await api.createAccount({ email, password, passwordConfirmed: confirmPassword });
+  if (!created.ok) {
+    const message = created.kind === "network" ? "Failed to create wallet. Please try again." : created.message;
+    return data({ result: submission.reply({ formErrors: [message], hideFields }) }, { status: 400 });
+  }
+  const check = await api.checkLoggedIn({ email, twelveWords: created.data.twelveWords });
+  if (!check.ok) {
+    return data(
+      { result: submission.reply({ formErrors: ["Failed to create wallet. Please try again."], hideFields }) },
+      { status: 502 },
+    );
+  }
+  session.set("created", {
+    email: check.data.user.email,
+    words: created.data.twelveWords,
+    userId: check.data.user.userId,
+  });
+  return redirect("/create-wallet", { headers: { "Set-Cookie": await commitSession(session, context) } });
+}
+
+function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
+  const [form, fields] = useForm({
+    id: "create-wallet",
+    lastResult: result,
+    constraint: getZodConstraint(schema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+  });
+  return (
+    <section className="card auth-card" aria-labelledby="create-title">
+      <div className="card-top">
+        <Link to="/login" className="icon-button" aria-label="Back to log in">
+          <ArrowLeftIcon />
+        </Link>
+      </div>
+      <h1 id="create-title">Create wallet</h1>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <AuthenticityTokenInput />
+        <HoneypotInputs />
+        <Field meta={fields.email} label="Email" type="email" autoComplete="email" inputMode="email" />
+        <Field meta={fields.password} label="Password" type="password" autoComplete="new-password" />
+        <Field
+          meta={fields.confirmPassword}
+          label="Confirm password"
+          type="password"
+          autoComplete="new-password"
+        />
+        <FormErrors id={form.errorId} errors={form.errors} />
+        <div className="actions">
+          <SubmitButton pendingLabel="Creating...">Next</SubmitButton>
+        </div>
+      </Form>
+    </section>
+  );
+}
+
+function WarningStep({ words }: { words: string[] }) {
+  return (
+    <section className="card auth-card" aria-labelledby="warning-title">
+      <h1 id="warning-title" className="warning-title">
+        WARNING
+      </h1>
+      <p>
+        These 12 words are the key to your wallet. <strong>Do not share your 12-word phrase with anyone</strong> —
+        not even someone who says they work for Coinkeep. We will never ask you for it. Beware of scammers who
+        ask for it by e-mail, chat or phone. Write the words down in order and keep them somewhere safe and
+        offline, to keep your funds safe: with them you can restore access to your wallet.
+      </p>
+      <ol className="word-grid" aria-label="Your 12-word phrase">
+        {words.map((word, i) => (
+          <li key={i}>
+            <span className="word-index" aria-hidden="true">
+              {i + 1}.
+            </span>
+            <span className="word">{word}</span>
+          </li>
+        ))}
+      </ol>
+      <Form method="post" className="actions">
+        <AuthenticityTokenInput />
+        <CopyButton text={words.join(" ")} />
+        <SubmitButton name="intent" value="enter">
+          Next
+        </SubmitButton>
+      </Form>
+    </section>
+  );
+}
+
+export default function CreateWallet({ loaderData, actionData }: Route.ComponentProps) {
+  if (loaderData.step === 2) return <WarningStep words={loaderData.words} />;
+  return <StepOne result={actionData && "result" in actionData ? actionData.result : undefined} />;
+}

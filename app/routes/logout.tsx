@@ -1,0 +1,14 @@
+import { redirect } from "react-router";
+import { readForm } from "../forms.server";
+import { destroySession, getSession } from "../session.server";
+import type { Route } from "./+types/logout";
+
+export async function action({ request, context }: Route.ActionArgs) {
+  await readForm(request, context);
+  const session = await getSession(request, context);
+  return redirect("/", { headers: { "Set-Cookie": await destroySession(session, context) } });
+}
+
+export function loader() {
+  return redirect("/home");
+}

@@ -1,0 +1,310 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { data, Form, Link, redirect } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { z } from "zod";
+import { backend } from "../api.server";
+import { Field, FormErrors } from "../components/field";
+import { ArrowLeftIcon, CloseIcon } from "../components/icons";
+import { SubmitButton } from "../components/submit-button";
+import { checkHoneypot, readForm } from "../forms.server";
+import { commitSession, requireAnonymous, type AppSession } from "../session.server";
+import type { Route } from "./+types/restore-wallet";
+
+const WORD_FIELDS = Array.from({ length: 12 }, (_, i) => `word${i + 1}` as const);
+type WordField = (typeof WORD_FIELDS)[number];
+
+const emailSchema = z.object({
+  email: z.email({ error: "Please enter a valid email." }).trim(),
+});
+
+// One message for the whole phrase, however many words are missing.
+const wordsSchema = z
+  .object(
+    Object.fromEntries(WORD_FIELDS.map((name) => [name, z.string().trim().optional()])) as Record<
+      WordField,
+      z.ZodOptional<z.ZodString>
+    >,
+  )
+  .superRefine((value, ctx) => {
+    if (WORD_FIELDS.some((name) => !value[name])) {
+      ctx.addIssue({ code: "custom", path: [], message: "All 12 words are required." });
+    }
+  });
+
+const passwordSchema = z
+  .object({ password: z.string().optional(), confirmPassword: z.string().optional() })
+  .superRefine((value, ctx) => {
+    if (!value.password || !value.confirmPassword || value.password !== value.confirmPassword) {
+      ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
+    }
+  });
+
+/**
+ * Pasting the whole phrase into the first box spreads it across the boxes.
+ * With scripts that happens on paste; without them, here.
+ */
+function spreadWords(formData: FormData): FormData {
+  const first = String(formData.get("word1") ?? "");
+  const pasted = first.trim().split(/\s+/).filter(Boolean);
+  if (pasted.length < 2) return formData;
+  pasted.slice(0, 12).forEach((word, i) => formData.set(`word${i + 1}`, word));
+  return formData;
+}
+
+// The backend's answers to a login with a throw-away password tell whether the
+// e-mail is registered (spec section 7, call 2 notes).
+const USER_NOT_FOUND = "User not found with this email address.";
+const WRONG_PASSWORD = "Password is inccorect";
+
+export function meta() {
+  return [{ title: "Restore wallet — Coinkeep" }];
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const session = await requireAnonymous(request, context);
+  const restore = session.get("restore");
+  return { step: restore?.step ?? 1, email: restore?.email ?? null };
+}
+
+async function saveAndReload(session: AppSession, context: Route.ActionArgs["context"]) {
+  return redirect("/restore-wallet", { headers: { "Set-Cookie": await commitSession(session, context) } });
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  const session = await requireAnonymous(request, context);
+  const restore = session.get("restore");
+  const intent = String(formData.get("intent") ?? "");
+  const api = backend(context);
+
+  if (intent === "close") {
+    session.unset("restore");
+    return redirect("/", { headers: { "Set-Cookie": await commitSession(session, context) } });
+  }
+  if (intent === "back") {
+    if (restore?.step === 3) session.set("restore", { step: 2, email: restore.email });
+    else session.unset("restore");
+    return saveAndReload(session, context);
+  }
+
+  await checkHoneypot(formData, context);
+  if (intent === "email" || !restore) {
+    const submission = parseWithZod(formData, { schema: emailSchema });
+    if (submission.status !== "success") {
+      return data({ step: 1, result: submission.reply() }, { status: 400 });
+    }
+    const probe = await api.login({
+      email: submission.value.email,
+      password: `probe-${crypto.randomUUID()}`,
+    });
+    const registered = probe.ok || (probe.kind === "rejected" && probe.message === WRONG_PASSWORD);
+    if (!registered) {
+      const message =
+        probe.kind === "rejected" && probe.message === USER_NOT_FOUND
+          ? "This email is not registered"
+          : "Something went wrong.";
+      return data({ step: 1, result: submission.reply({ fieldErrors: { email: [message] } }) }, { status: 400 });
+    }
+    session.set("restore", { step: 2, email: submission.value.email.toLowerCase() });
+    return saveAndReload(session, context);
+  }
+
+  if (intent === "words" || restore.step === 2) {
+    const submission = parseWithZod(spreadWords(formData), { schema: wordsSchema });
+    if (submission.status !== "success") {
+      return data({ step: 2, result: submission.reply() }, { status: 400 });
+    }
+    const words = WORD_FIELDS.map((name) => (submission.value[name] ?? "").toLowerCase());
+    const check = await api.checkPhrase({ email: restore.email, twelveWords: words });
+    if (!check.ok) {
+      const message = check.kind === "rejected" ? "Wrong 12 word phrase" : "Something went wrong.";
+      return data({ step: 2, result: submission.reply({ formErrors: [message] }) }, { status: 400 });
+    }
+    session.set("restore", { step: 3, email: restore.email, words });
+    return saveAndReload(session, context);
+  }
+
+  const submission = parseWithZod(formData, { schema: passwordSchema });
+  const hideFields = ["password", "confirmPassword"];
+  if (submission.status !== "success") {
+    return data({ step: 3, result: submission.reply({ hideFields }) }, { status: 400 });
+  }
+  const changed = await api.changePassword({
+    email: restore.email,
+    twelveWords: restore.words ?? [],
+    password: submission.value.password ?? "",
+    confirmPassword: submission.value.confirmPassword ?? "",
+  });
+  if (!changed.ok) {
+    return data(
+      { step: 3, result: submission.reply({ formErrors: ["Failed to change password."], hideFields }) },
+      { status: 400 },
+    );
+  }
+  session.unset("restore");
+  session.flash("notice", "Your password has been changed. Log in with your new password.");
+  return redirect("/login", { headers: { "Set-Cookie": await commitSession(session, context) } });
+}
+
+function StepNav({ step }: { step: number }) {
+  return (
+    <div className="card-top">
+      {step === 1 ? (
+        <Link to="/login" className="icon-button" aria-label="Back to log in">
+          <ArrowLeftIcon />
+        </Link>
+      ) : (
+        <Form method="post">
+          <AuthenticityTokenInput />
+          <button type="submit" name="intent" value="back" className="icon-button" aria-label="Back to the previous step">
+            <ArrowLeftIcon />
+          </button>
+        </Form>
+      )}
+      <Form method="post">
+        <AuthenticityTokenInput />
+        <button type="submit" name="intent" value="close" className="icon-button" aria-label="Close">
+          <CloseIcon />
+        </button>
+      </Form>
+    </div>
+  );
+}
+
+type Result = SubmissionResult<string[]> | undefined;
+
+function EmailStep({ result }: { result: Result }) {
+  const [form, fields] = useForm({
+    id: "restore-email",
+    lastResult: result,
+    constraint: getZodConstraint(emailSchema),
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: emailSchema }),
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <AuthenticityTokenInput />
+      <HoneypotInputs />
+      <p>Enter the e-mail address of the wallet you want to restore.</p>
+      <Field meta={fields.email} label="Email" type="email" autoComplete="username" inputMode="email" />
+      <FormErrors id={form.errorId} errors={form.errors} />
+      <div className="actions">
+        <SubmitButton name="intent" value="email">
+          Next
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function WordsStep({ result }: { result: Result }) {
+  const [form, fields] = useForm({
+    id: "restore-words",
+    lastResult: result,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: wordsSchema }),
+  });
+
+  // Pasting several words into any box spreads them from that box on.
+  function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
+    const words = event.clipboardData.getData("text").trim().split(/\s+/).filter(Boolean);
+    if (words.length < 2) return;
+    event.preventDefault();
+    const formEl = event.currentTarget.form;
+    if (!formEl) return;
+    words.slice(0, 12 - start).forEach((word, i) => {
+      const input = formEl.elements.namedItem(`word${start + i + 1}`);
+      if (input instanceof HTMLInputElement) input.value = word.toLowerCase();
+    });
+    const last = formEl.elements.namedItem(`word${Math.min(12, start + words.length)}`);
+    if (last instanceof HTMLInputElement) last.focus();
+  }
+
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
+      <AuthenticityTokenInput />
+      <HoneypotInputs />
+      <p id="words-help">
+        Enter your 12-word phrase, one word per box, in order. You can paste the whole phrase into the first box.
+      </p>
+      <fieldset className="word-inputs">
+        <legend className="visually-hidden">Your 12-word phrase</legend>
+        {WORD_FIELDS.map((name, i) => {
+          const meta = fields[name as keyof typeof fields] as (typeof fields)["word1"];
+          return (
+            <div className="word-input" key={name}>
+              <label htmlFor={meta.id} className="visually-hidden">
+                Word {i + 1}
+              </label>
+              <input
+                id={meta.id}
+                name={meta.name}
+                key={meta.key}
+                defaultValue={typeof meta.initialValue === "string" ? meta.initialValue : undefined}
+                placeholder={`${i + 1}.`}
+                autoComplete="off"
+                autoCapitalize="none"
+                autoCorrect="off"
+                spellCheck={false}
+                autoFocus={i === 0 || undefined}
+                aria-invalid={form.errors?.length ? true : undefined}
+                aria-describedby={i === 0 ? "words-help" : undefined}
+                onPaste={(event) => onPaste(event, i)}
+              />
+            </div>
+          );
+        })}
+      </fieldset>
+      <FormErrors id={form.errorId} errors={form.errors} />
+      <div className="actions">
+        <SubmitButton name="intent" value="words" pendingLabel="Checking...">
+          Next
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+function PasswordStep({ result }: { result: Result }) {
+  const [form, fields] = useForm({
+    id: "restore-password",
+    lastResult: result,
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordSchema }),
+  });
+  return (
+    <Form method="post" {...getFormProps(form)} noValidate>
+      <AuthenticityTokenInput />
+      <HoneypotInputs />
+      <p>Your phrase is correct. Choose a new password for your wallet.</p>
+      <Field meta={fields.password} label="New password" type="password" autoComplete="new-password" autoFocus />
+      <Field meta={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
+      <FormErrors id={form.errorId} errors={form.errors} />
+      <div className="actions">
+        <SubmitButton name="intent" value="password" pendingLabel="Restoring...">
+          Confirm
+        </SubmitButton>
+      </div>
+    </Form>
+  );
+}
+
+export default function RestoreWallet({ loaderData, actionData }: Route.ComponentProps) {
+  const step = loaderData.step;
+  const result = actionData && actionData.step === step ? (actionData.result as Result) : undefined;
+  return (
+    <section className="card auth-card" aria-labelledby="restore-title">
+      <StepNav step={step} />
+      <h1 id="restore-title">Restore wallet</h1>
+      <p className="step-indicator">Step {step} of 3</p>
+      {step === 1 ? <EmailStep result={result} /> : null}
+      {step === 2 ? <WordsStep result={result} /> : null}
+      {step === 3 ? <PasswordStep result={result} /> : null}
+    </section>
+  );
+}

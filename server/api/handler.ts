@@ -1,0 +1,195 @@
+// The backend API: a fetch-style handler for the paths under /api.
+//
+// Every answer is JSON with `cache-control: no-store`. Failures are always
+// { success: false, message } (validation failures add `issues`). Client
+// mistakes are 4xx; only a fault of ours is a 500, logged without the body.
+//
+// Each POST route passes the same checks, in this order:
+//   404 unknown path · 405 wrong method · 415 not application/json ·
+//   413 body over maxBodyBytes · 400 malformed JSON / not an object ·
+//   400 missing or unknown platform · 400 schema (strict objects).
+import { DrizzleQueryError } from "drizzle-orm";
+import type { z } from "zod";
+import { log } from "../log.ts";
+import type { AppDb } from "../db/index.ts";
+import {
+  changePassword,
+  checkCredentials,
+  createAccount,
+  login,
+  type AccountsContext,
+} from "../domain/accounts.ts";
+import { deriveServerKeys } from "../domain/crypto.ts";
+import { failure, isJsonContentType, json, parseJsonObject, readBoundedText, Rejection, type Issue } from "./http.ts";
+import { changePasswordBody, createAccountBody, loginBody, phraseBody } from "./schemas.ts";
+
+export interface ApiHandlerOptions {
+  db: AppDb;
+  /** The platform code every request body must carry. */
+  platform: string;
+  /** At least 32 characters; the phrase keys are derived from it. */
+  backendSecret: string;
+  /** Largest accepted request body; default 16 KiB. */
+  maxBodyBytes?: number;
+}
+
+export type ApiHandler = (request: Request) => Promise<Response>;
+
+export const DEFAULT_MAX_BODY_BYTES = 16_384;
+
+// Kept exactly as the clients expect them, including the misspelling.
+export const MESSAGES = {
+  notFound: "Not found.",
+  methodNotAllowed: "Method not allowed.",
+  internal: "Internal server error.",
+  unknownPlatform: "Missing or unknown platform.",
+  invalidRequest: "Invalid request.",
+  passwordsDoNotMatch: "Passwords do not match.",
+  emailTaken: "An account with this email address already exists.",
+  userNotFound: "User not found with this email address.",
+  wrongPassword: "Password is inccorect",
+  invalidCredentials: "Invalid credentials.",
+  wrongPhrase: "Wrong 12 word phrase",
+  walletCreated: "Wallet created.",
+  loggedIn: "Logged in.",
+  phraseAccepted: "Phrase accepted.",
+  passwordChanged: "Password changed.",
+} as const;
+
+interface Route<S extends z.ZodType> {
+  schema: S;
+  run(ctx: AccountsContext, body: z.output<S>): Promise<Response>;
+}
+
+function route<S extends z.ZodType>(schema: S, run: Route<S>["run"]): Route<S> {
+  return { schema, run };
+}
+
+const routes = new Map<string, Route<z.ZodType>>([
+  [
+    "/api/aml-authentication",
+    route(createAccountBody, async (ctx, body) => {
+      if (body.password !== body.passwordConfirmed) return failure(400, MESSAGES.passwordsDoNotMatch);
+      const result = await createAccount(ctx, body.email, body.password);
+      if (!result.ok) return failure(409, MESSAGES.emailTaken);
+      return json(200, {
+        success: true,
+        message: MESSAGES.walletCreated,
+        newUserId: result.userId,
+        twelveWords: result.words,
+      });
+    }),
+  ],
+  [
+    "/api/aml-authorization",
+    route(loginBody, async (ctx, body) => {
+      const result = await login(ctx, body.email, body.password);
+      if (!result.ok) {
+        return result.reason === "not-found"
+          ? failure(404, MESSAGES.userNotFound)
+          : failure(401, MESSAGES.wrongPassword);
+      }
+      return json(200, {
+        success: true,
+        message: MESSAGES.loggedIn,
+        user: { email: result.email, twelveWords: result.words.join(" ") },
+      });
+    }),
+  ],
+  [
+    "/api/check-if-logged-in",
+    route(phraseBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      return json(200, { success: true, user: { email: result.email, userId: result.userId } });
+    }),
+  ],
+  [
+    "/api/request-change-password",
+    route(phraseBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.wrongPhrase);
+      return json(200, { success: true, message: MESSAGES.phraseAccepted });
+    }),
+  ],
+  [
+    "/api/aml-client-change-password",
+    route(changePasswordBody, async (ctx, body) => {
+      if (body.password !== body.confirmPassword) return failure(400, MESSAGES.passwordsDoNotMatch);
+      const result = await changePassword(ctx, body.email, body.twelveWords, body.password);
+      if (!result.ok) return failure(401, MESSAGES.wrongPhrase);
+      return json(200, { success: true, message: MESSAGES.passwordChanged });
+    }),
+  ],
+]);
+
+function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+/**
+ * What may be logged about an unexpected error: its class, its driver cause and
+ * SQLSTATE, never query parameters or anything from the request body.
+ */
+function describeError(error: unknown): Record<string, string | undefined> {
+  if (!(error instanceof Error)) return { error: typeof error };
+  // drizzle's query errors carry the SQL parameters in their message; only the driver's cause is logged.
+  const isQueryError = error instanceof DrizzleQueryError || error.message.startsWith("Failed query:");
+  const cause = error.cause instanceof Error ? error.cause : undefined;
+  const shown = isQueryError ? cause : error;
+  const code: unknown = (shown as (Error & { code?: unknown }) | undefined)?.code;
+  const sqlState = typeof code === "string" && /^[0-9A-Z]{5}$/u.test(code);
+  return {
+    error: isQueryError ? "DrizzleQueryError" : error.name,
+    cause: cause?.name,
+    code: typeof code === "string" ? code : undefined,
+    // A database error's message can quote a submitted value; its SQLSTATE code is enough then.
+    detail: shown && !sqlState ? shown.message.slice(0, 300) : undefined,
+  };
+}
+
+export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
+  const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new Error("maxBodyBytes must be a positive integer");
+  if (!opts.platform) throw new Error("platform must not be empty");
+  const ctx: AccountsContext = { db: opts.db, keys: deriveServerKeys(opts.backendSecret) };
+  const platform = opts.platform;
+
+  async function handle(request: Request): Promise<Response> {
+    const { pathname } = new URL(request.url);
+    const found = routes.get(pathname);
+    if (!found) return failure(404, MESSAGES.notFound);
+    if (request.method !== "POST") return failure(405, MESSAGES.methodNotAllowed, { headers: { allow: "POST" } });
+    if (!isJsonContentType(request.headers.get("content-type"))) {
+      return failure(415, "Content-Type must be application/json.");
+    }
+
+    const text = await readBoundedText(request, maxBodyBytes);
+    if (text instanceof Rejection) return text.response;
+    const body = parseJsonObject(text);
+    if (body instanceof Rejection) return body.response;
+
+    if (!Object.hasOwn(body, "platform") || body.platform !== platform) {
+      return failure(400, MESSAGES.unknownPlatform);
+    }
+
+    const parsed = found.schema.safeParse(body);
+    if (!parsed.success) return failure(400, MESSAGES.invalidRequest, { issues: toIssues(parsed.error) });
+    return found.run(ctx, parsed.data);
+  }
+
+  return async function apiHandler(request: Request): Promise<Response> {
+    try {
+      return await handle(request);
+    } catch (error) {
+      let path: string | undefined;
+      try {
+        path = new URL(request.url).pathname;
+      } catch {
+        path = undefined;
+      }
+      log.error("api internal error", { method: request.method, path, ...describeError(error) });
+      return failure(500, MESSAGES.internal);
+    }
+  };
+}

@@ -1,0 +1,53 @@
+// Request bodies of the API routes. Strict objects: unknown fields (including
+// "__proto__") are refused, and the parsed output only ever holds known keys.
+// Issue messages never repeat the submitted values.
+import { z } from "zod";
+import { normalisePhrase, PHRASE_WORDS } from "../domain/crypto.ts";
+
+const platform = z.string();
+
+export const email = z
+  .string()
+  .max(1024, "Must be at most 254 characters.")
+  .trim()
+  .toLowerCase()
+  .pipe(z.email("Must be a valid email address.").max(254, "Must be at most 254 characters."));
+
+export const password = z
+  .string()
+  .min(1, "Must not be empty.")
+  .max(1024, "Must be at most 1024 characters.");
+
+/** A space-joined string or a list of 12 strings; normalised to 12 lower-case words. */
+export const twelveWords = z
+  .union([z.string().max(1024), z.array(z.string().max(1024)).max(64)], {
+    error: "Must be a string of 12 words or a list of 12 words.",
+  })
+  .transform((value) => normalisePhrase(value))
+  .superRefine((value, ctx) => {
+    const words = value === "" ? [] : value.split(" ");
+    if (words.length !== PHRASE_WORDS) {
+      ctx.addIssue({ code: "custom", message: `Must be exactly ${PHRASE_WORDS} words.` });
+    } else if (!words.every((word) => /^[a-z]{1,16}$/u.test(word))) {
+      ctx.addIssue({ code: "custom", message: "Each word must be 1 to 16 letters." });
+    }
+  });
+
+export const createAccountBody = z.strictObject({
+  platform,
+  email,
+  password,
+  passwordConfirmed: password,
+});
+
+export const loginBody = z.strictObject({ platform, email, password });
+
+export const phraseBody = z.strictObject({ platform, email, twelveWords });
+
+export const changePasswordBody = z.strictObject({
+  platform,
+  email,
+  twelveWords,
+  password,
+  confirmPassword: password,
+});

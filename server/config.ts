@@ -1,0 +1,89 @@
+// The process configuration: read once from the environment, validated with zod.
+// Nothing else in the code base reads process.env.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+
+const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
+
+const secret = z.string().min(32, "must be at least 32 characters");
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })
+    .optional(),
+  BACKEND_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL ending in /api" }).optional(),
+  PLATFORM_CODE: z
+    .string()
+    .regex(/^[A-Z0-9]{1,16}$/, "must be 1-16 upper-case letters or digits")
+    .default("CK"),
+  SESSION_SECRET: secret.optional(),
+  BACKEND_SECRET: secret.optional(),
+  COOKIE_SECURE: booleanFlag.optional(),
+  SUPPORT_EMAIL: z.email().default("support@coinkeep.example"),
+  MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+});
+
+export interface Config {
+  env: "development" | "production" | "test";
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  backendUrl: string | undefined;
+  platform: string;
+  sessionSecret: string;
+  backendSecret: string;
+  cookieSecure: boolean;
+  supportEmail: string;
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+// A secret that is not configured is generated once and kept in the data folder,
+// so sessions and stored phrases survive restarts of a local install.
+function keptSecret(dataDir: string, file: string): string {
+  const where = path.join(dataDir, file);
+  try {
+    const kept = readFileSync(where, "utf8").trim();
+    if (kept.length >= 32) return kept;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+  mkdirSync(dataDir, { recursive: true });
+  const fresh = randomBytes(32).toString("base64url");
+  writeFileSync(where, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+  return fresh;
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset, as shells and .env files often leave them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    dataDir,
+    databaseUrl: e.DATABASE_URL,
+    backendUrl: e.BACKEND_URL?.replace(/\/+$/, ""),
+    platform: e.PLATFORM_CODE,
+    sessionSecret: e.SESSION_SECRET ?? keptSecret(dataDir, "session-secret"),
+    backendSecret: e.BACKEND_SECRET ?? keptSecret(dataDir, "backend-secret"),
+    cookieSecure: e.COOKIE_SECURE ?? e.NODE_ENV === "production",
+    supportEmail: e.SUPPORT_EMAIL,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+  };
+}

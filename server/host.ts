@@ -1,0 +1,155 @@
+// The process: reads the configuration, opens the database (applying
+// migrations), mounts the backend API under /api and the web tier everywhere
+// else, and serves the built assets. Run through `npm start`.
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequestListener as createFetchListener } from "@remix-run/node-fetch-server";
+import { createRequestListener } from "@react-router/node";
+import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
+import type { AppServices } from "../app/context.ts";
+import { createApiHandler } from "./api/handler.ts";
+import { ConfigError, loadConfig, type Config } from "./config.ts";
+import { openDatabase } from "./db/index.ts";
+import { log } from "./log.ts";
+import { createStaticHandler } from "./static.ts";
+import { createSessionKV } from "./web-sessions.ts";
+
+const root = path.resolve(import.meta.dirname, "..");
+
+export async function startHost(config: Config) {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const sessions = createSessionKV(database.db);
+
+  const api = config.backendUrl
+    ? undefined
+    : createApiHandler({
+        db: database.db,
+        platform: config.platform,
+        backendSecret: config.backendSecret,
+        maxBodyBytes: config.maxBodyBytes,
+      });
+
+  const build = (await import(
+    pathToFileURL(path.join(root, "build/server/index.js")).href
+  )) as ServerBuild;
+  // The context key must be the very object the built app reads, so the app's
+  // server entry exports it.
+  const { servicesContext } = build.entry.module as unknown as {
+    servicesContext: RouterContext<AppServices>;
+  };
+
+  const services: AppServices = {
+    config: {
+      platform: config.platform,
+      sessionSecret: config.sessionSecret,
+      cookieSecure: config.cookieSecure,
+      supportEmail: config.supportEmail,
+      backendBaseUrl: config.backendUrl ?? `http://${config.host}:${config.port}/api`,
+    },
+    backendFetch: api,
+    sessions,
+  };
+
+  const web = createRequestListener({
+    build,
+    mode: "production",
+    getLoadContext() {
+      const context = new RouterContextProvider();
+      context.set(servicesContext, services);
+      return context;
+    },
+  });
+  const apiListener = api ? createFetchListener(api) : undefined;
+  const serveStatic = createStaticHandler(path.join(root, "build/client"));
+
+  function handle(req: IncomingMessage, res: ServerResponse) {
+    const started = performance.now();
+    const requestId = randomUUID();
+    // Only the path is ever logged: /fast-login carries credentials in its query.
+    const pathname = (req.url ?? "/").split("?")[0] ?? "/";
+    res.setHeader("X-Request-Id", requestId);
+    res.setHeader("X-Content-Type-Options", "nosniff");
+    res.setHeader("X-Frame-Options", "DENY");
+    if (!res.hasHeader("Referrer-Policy")) res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+    res.on("finish", () => {
+      log.info("request", {
+        requestId,
+        method: req.method,
+        path: pathname,
+        status: res.statusCode,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    });
+    if (pathname === "/api" || pathname.startsWith("/api/")) {
+      if (apiListener) return void apiListener(req, res);
+      res.statusCode = 404;
+      res.setHeader("Content-Type", "application/json; charset=utf-8");
+      return void res.end(JSON.stringify({ success: false, message: "Not found." }));
+    }
+    if (serveStatic(req, res, pathname)) return;
+    if (pathname === "/favicon.ico") {
+      res.statusCode = 404;
+      return void res.end();
+    }
+    void web(req, res);
+  }
+
+  const server = createServer(handle);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : config.port;
+  // With an ephemeral port (PORT=0) the in-process client must learn the real one.
+  services.config.backendBaseUrl = config.backendUrl ?? `http://${config.host}:${port}/api`;
+
+  const purge = setInterval(() => void sessions.purgeExpired().catch(() => {}), 10 * 60_000);
+  purge.unref();
+
+  log.info("listening", {
+    url: `http://${config.host}:${port}`,
+    database: database.driver,
+    backend: config.backendUrl ? "remote" : "in-process",
+  });
+
+  return {
+    port,
+    async close() {
+      clearInterval(purge);
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await database.close();
+    },
+  };
+}
+
+/** Runs the server until SIGTERM or SIGINT. */
+export async function main() {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const host = await startHost(config);
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal });
+    await host.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+if (import.meta.main) await main();

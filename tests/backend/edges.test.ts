@@ -1,0 +1,362 @@
+// The HTTP edge of the API, with raw Requests straight to the handler:
+// every client mistake is a 4xx with the exact JSON error shape, and nothing
+// is written to the database.
+import { drizzle } from "drizzle-orm/node-postgres";
+import fc from "fast-check";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { ApiHandler } from "../../server/api/handler.ts";
+import * as schema from "../../server/db/schema.ts";
+import {
+  PLATFORM,
+  ROUTES,
+  countUsers,
+  createTestHandler,
+  openTempPglite,
+  post,
+  postJson,
+  type OpenedDatabase,
+} from "./helpers.ts";
+
+let opened: OpenedDatabase;
+let handler: ApiHandler;
+
+beforeAll(async () => {
+  opened = await openTempPglite();
+  handler = createTestHandler(opened.database.db, { maxBodyBytes: 1024 });
+});
+afterAll(async () => {
+  await opened?.dispose();
+});
+
+const users = () => countUsers(opened.database.db);
+
+const PHRASE = "abandon ability able about above absent absorb abstract absurd abuse access accident";
+
+const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
+  "/api/aml-authentication": { platform: PLATFORM, email: "edge@example.com", password: "pw", passwordConfirmed: "pw" },
+  "/api/aml-authorization": { platform: PLATFORM, email: "edge@example.com", password: "pw" },
+  "/api/check-if-logged-in": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
+  "/api/request-change-password": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
+  "/api/aml-client-change-password": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    password: "pw",
+    confirmPassword: "pw",
+  },
+};
+
+interface Answer {
+  status: number;
+  body: { success: boolean; message: string; issues?: { path: string; message: string }[] };
+  text: string;
+  headers: Headers;
+}
+
+async function send(request: Request): Promise<Answer> {
+  const response = await handler(request);
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), text, headers: response.headers };
+}
+
+/** Asserts the exact error shape: { success: false, message } (+ issues for validation). */
+function expectError(answer: Answer, status: number, message: string) {
+  expect(answer.status).toBe(status);
+  expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(answer.headers.get("cache-control")).toBe("no-store");
+  if (message === "Invalid request.") {
+    expect(Object.keys(answer.body).sort()).toEqual(["issues", "message", "success"]);
+    expect(answer.body.issues?.length).toBeGreaterThan(0);
+    for (const issue of answer.body.issues ?? []) {
+      expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
+      expect(typeof issue.path).toBe("string");
+      expect(typeof issue.message).toBe("string");
+    }
+  } else {
+    expect(Object.keys(answer.body).sort()).toEqual(["message", "success"]);
+  }
+  expect(answer.body.success).toBe(false);
+  expect(answer.body.message).toBe(message);
+}
+
+describe("routing", () => {
+  test.each(["/api", "/api/", "/api/nope", "/", "/api/aml-authentication/", "/API/aml-authentication", "/api/__proto__", "/api/constructor"])(
+    "unknown path %s → 404",
+    async (pathname) => {
+      expectError(await send(postJson(pathname, validBodies["/api/aml-authorization"])), 404, "Not found.");
+    },
+  );
+
+  test.each(["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])("%s on a known path → 405 with Allow", async (method) => {
+    for (const route of ROUTES) {
+      const response = await handler(new Request(`http://backend.test${route}`, { method }));
+      expect(response.status).toBe(405);
+      expect(response.headers.get("allow")).toBe("POST");
+      if (method !== "HEAD") {
+        expect(await response.json()).toEqual({ success: false, message: "Method not allowed." });
+      }
+    }
+  });
+});
+
+describe("content type and size", () => {
+  const body = JSON.stringify(validBodies["/api/aml-authentication"]);
+
+  test.each([
+    ["text/plain", { "content-type": "text/plain" }],
+    ["form-urlencoded", { "content-type": "application/x-www-form-urlencoded" }],
+    ["multipart", { "content-type": "multipart/form-data; boundary=x" }],
+    ["application/jsonx", { "content-type": "application/jsonx" }],
+    ["missing", {}],
+  ])("%s → 415", async (_name, headers) => {
+    const before = await users();
+    // A string body makes fetch add text/plain; delete it for the "missing" case.
+    const request = post("/api/aml-authentication", body, headers);
+    if (!("content-type" in headers)) request.headers.delete("content-type");
+    expectError(await send(request), 415, "Content-Type must be application/json.");
+    expect(await users()).toBe(before);
+  });
+
+  test("parameters on application/json are fine", async () => {
+    const answer = await send(
+      post("/api/aml-authorization", JSON.stringify(validBodies["/api/aml-authorization"]), {
+        "content-type": "Application/JSON ; charset=UTF-8",
+      }),
+    );
+    expectError(answer, 404, "User not found with this email address.");
+  });
+
+  test("a declared Content-Length over the limit → 413", async () => {
+    const request = post("/api/aml-authentication", "{}", {
+      "content-type": "application/json",
+      "content-length": "100000000",
+    });
+    expectError(await send(request), 413, "Request body too large.");
+  });
+
+  test("a big body without Content-Length (chunked stream) → 413, read only up to the limit", async () => {
+    const before = await users();
+    let pulled = 0;
+    const chunk = new TextEncoder().encode(`"${"a".repeat(254)}",`);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"platform":"CK","email":['));
+      },
+      pull(controller) {
+        pulled += chunk.byteLength;
+        // An endless body: the handler must stop reading on its own.
+        controller.enqueue(chunk);
+      },
+    });
+    const request = post("/api/aml-authentication", stream);
+    expect(request.headers.get("content-length")).toBeNull();
+    expectError(await send(request), 413, "Request body too large.");
+    expect(pulled).toBeLessThan(1024 * 8);
+    expect(await users()).toBe(before);
+  });
+
+  test("a big string body → 413", async () => {
+    const big = JSON.stringify({ ...validBodies["/api/aml-authentication"], password: "x".repeat(2000) });
+    expectError(await send(post("/api/aml-authentication", big)), 413, "Request body too large.");
+  });
+
+  test("a body exactly at the limit is read", async () => {
+    const base = JSON.stringify({ ...validBodies["/api/aml-authorization"], password: "" });
+    const filler = "p".repeat(1024 - base.length);
+    const exact = JSON.stringify({ ...validBodies["/api/aml-authorization"], password: filler });
+    expect(new TextEncoder().encode(exact).byteLength).toBe(1024);
+    // 1024 chars of password is valid; the e-mail is unknown.
+    expectError(await send(post("/api/aml-authorization", exact)), 404, "User not found with this email address.");
+  });
+});
+
+describe("JSON", () => {
+  test.each(["", "{", "{'a':1}", '{"platform":"CK",}', "undefined", "NaN", "\u00ef\u00bb\u00bf{}"])(
+    "malformed %j → 400",
+    async (text) => {
+      expectError(await send(post("/api/aml-authentication", text)), 400, "Malformed JSON body.");
+    },
+  );
+
+  test("invalid UTF-8 → 400 malformed", async () => {
+    const bytes = new Uint8Array([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]);
+    const stream = new ReadableStream<Uint8Array>({
+      start(c) {
+        c.enqueue(bytes);
+        c.close();
+      },
+    });
+    expectError(await send(post("/api/aml-authentication", stream)), 400, "Malformed JSON body.");
+  });
+
+  test.each(["[]", '[{"platform":"CK"}]', "1", "-0.5", "null", "true", '"text"'])(
+    "non-object %s → 400",
+    async (text) => {
+      expectError(await send(post("/api/aml-authentication", text)), 400, "Request body must be a JSON object.");
+    },
+  );
+});
+
+describe("platform", () => {
+  test.each(ROUTES)("%s: missing platform → 400", async (route) => {
+    const { platform: _omit, ...body } = validBodies[route];
+    expectError(await send(postJson(route, body)), 400, "Missing or unknown platform.");
+  });
+
+  test.each([["XQ-SECRET-PLATFORM"], ["ck"], [""], [1], [null], [["CK"]], [{ CK: true }]])(
+    "wrong platform %j → 400 without echoing it",
+    async (platform) => {
+      const before = await users();
+      const answer = await send(postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], platform }));
+      expectError(answer, 400, "Missing or unknown platform.");
+      if (typeof platform === "string" && platform.length > 2) expect(answer.text).not.toContain(platform);
+      expect(await users()).toBe(before);
+    },
+  );
+});
+
+describe("schema validation", () => {
+  const cases: [string, (typeof ROUTES)[number], Record<string, unknown>][] = [
+    ["number email", "/api/aml-authentication", { email: 42 }],
+    ["empty email", "/api/aml-authentication", { email: "" }],
+    ["blank email", "/api/aml-authentication", { email: "   " }],
+    ["not an email", "/api/aml-authentication", { email: "alice" }],
+    ["email too long", "/api/aml-authentication", { email: `${"a".repeat(250)}@example.com` }],
+    ["array password", "/api/aml-authentication", { password: ["pw"], passwordConfirmed: ["pw"] }],
+    ["empty password", "/api/aml-authentication", { password: "", passwordConfirmed: "" }],
+    ["null password", "/api/aml-authorization", { password: null }],
+    ["missing password", "/api/aml-authorization", { password: undefined }],
+    ["unknown field", "/api/aml-authentication", { admin: true }],
+    ["unknown field on login", "/api/aml-authorization", { remember: true }],
+    ["object twelveWords", "/api/check-if-logged-in", { twelveWords: { 0: "abandon" } }],
+    ["number twelveWords", "/api/request-change-password", { twelveWords: 12 }],
+    ["11 words", "/api/check-if-logged-in", { twelveWords: PHRASE.split(" ").slice(0, 11).join(" ") }],
+    ["13 words", "/api/check-if-logged-in", { twelveWords: `${PHRASE} abandon` }],
+    ["11-word list", "/api/request-change-password", { twelveWords: PHRASE.split(" ").slice(0, 11) }],
+    ["13-word list", "/api/aml-client-change-password", { twelveWords: [...PHRASE.split(" "), "zoo"] }],
+    ["list with a number", "/api/check-if-logged-in", { twelveWords: [...PHRASE.split(" ").slice(0, 11), 7] }],
+    ["digits in a word", "/api/check-if-logged-in", { twelveWords: PHRASE.replace("abandon", "aband0n") }],
+    ["a 17-letter word", "/api/check-if-logged-in", { twelveWords: PHRASE.replace("abandon", "a".repeat(17)) }],
+    ["empty phrase", "/api/request-change-password", { twelveWords: "" }],
+    ["non-ASCII letter", "/api/request-change-password", { twelveWords: PHRASE.replace("abandon", "abändon") }],
+    ["missing confirmPassword", "/api/aml-client-change-password", { confirmPassword: undefined }],
+  ];
+
+  test.each(cases)("%s → 400 Invalid request.", async (_name, route, patch) => {
+    const before = await users();
+    const answer = await send(postJson(route, { ...validBodies[route], ...patch }));
+    expectError(answer, 400, "Invalid request.");
+    expect(await users()).toBe(before);
+  });
+
+  test("an empty-string email names the field in issues", async () => {
+    const answer = await send(postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], email: "" }));
+    expectError(answer, 400, "Invalid request.");
+    expect(answer.body.issues?.map((i) => i.path)).toEqual(["email"]);
+  });
+
+  test('{"__proto__": …} is refused and pollutes nothing', async () => {
+    const before = await users();
+    for (const route of ROUTES) {
+      const text = JSON.stringify(validBodies[route]).replace(/^\{/, '{"__proto__":{"x":1,"isAdmin":true},');
+      const answer = await send(post(route, text));
+      expectError(answer, 400, "Invalid request.");
+      expect(answer.body.issues).toContainEqual({ path: "", message: expect.stringContaining("__proto__") });
+    }
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+    expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+    // Without the platform, the platform check answers first.
+    expectError(await send(post("/api/aml-authentication", '{"__proto__":{"x":1}}')), 400, "Missing or unknown platform.");
+    expect(await users()).toBe(before);
+  });
+
+  test("a password is never echoed in validation issues", async () => {
+    const secret = "hunter2-super-secret";
+    const answer = await send(
+      postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], password: secret, extra: 1 }),
+    );
+    expectError(answer, 400, "Invalid request.");
+    expect(answer.text).not.toContain(secret);
+  });
+});
+
+describe("internal errors", () => {
+  test("a broken database answers 500 with the generic message and logs no body", async () => {
+    // A real driver whose server is unreachable: every query fails inside the handler.
+    const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
+    pool.on("error", () => {});
+    const brokenHandler = createTestHandler(drizzle({ client: pool, schema }));
+    const secret = "do-not-log-this-password";
+    const written: string[] = [];
+    const original = process.stderr.write.bind(process.stderr);
+    process.stderr.write = ((chunk: string | Uint8Array) => {
+      written.push(typeof chunk === "string" ? chunk : new TextDecoder().decode(chunk));
+      return true;
+    }) as typeof process.stderr.write;
+    let response: Response;
+    try {
+      response = await brokenHandler(
+        postJson("/api/aml-authorization", { platform: PLATFORM, email: "someone@example.com", password: secret }),
+      );
+    } finally {
+      process.stderr.write = original;
+      await pool.end();
+    }
+    expect(response.status).toBe(500);
+    expect(await response.json()).toEqual({ success: false, message: "Internal server error." });
+    const log = written.join("");
+    expect(log).toContain("api internal error");
+    expect(log).toContain("ECONNREFUSED");
+    expect(log).not.toContain(secret);
+    expect(log).not.toContain("someone@example.com");
+  });
+});
+
+describe("property: arbitrary JSON never yields a 5xx", () => {
+  const fieldValue = fc.oneof(
+    fc.jsonValue(),
+    fc.string(),
+    fc.constantFrom("", " ", "a@b.co", PHRASE, PHRASE.split(" ").join("  ")),
+    fc.array(fc.string(), { maxLength: 14 }),
+  );
+  const keys = fc.constantFrom(
+    "platform",
+    "email",
+    "password",
+    "passwordConfirmed",
+    "confirmPassword",
+    "twelveWords",
+    "__proto__",
+    "constructor",
+    "toString",
+    "x",
+  );
+  const body = fc.oneof(
+    fc.jsonValue().map((v) => JSON.stringify(v)),
+    fc
+      .dictionary(keys, fieldValue, { maxKeys: 7 })
+      .map((d) => JSON.stringify({ platform: PLATFORM, ...d })),
+    fc.string().map((s) => `{"platform":"CK",${s}`),
+  );
+
+  test.each(ROUTES)("%s", async (route) => {
+    await fc.assert(
+      fc.asyncProperty(body, async (text) => {
+        const response = await handler(post(route, text));
+        expect(response.status).toBeGreaterThanOrEqual(200);
+        expect(response.status).toBeLessThan(500);
+        const parsed = (await response.json()) as { success: unknown; message: unknown };
+        expect(typeof parsed.success).toBe("boolean");
+        if (response.status >= 400) expect(typeof parsed.message).toBe("string");
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  test("the property run wrote no account for an address it did not choose", async () => {
+    // Random bodies may legitimately create a@b.co; nothing else is plausible.
+    const rows = await opened.database.db.query.users.findMany({ columns: { email: true } });
+    for (const row of rows) expect(row.email).toBe("a@b.co");
+  });
+});

@@ -1,0 +1,180 @@
+// Shared setup for the backend tests: real databases (a fresh PGlite, and a
+// throw-away PostgreSQL database when TEST_DATABASE_URL is set) and the two
+// ways the web tier reaches the API (in-process and over HTTP).
+import { randomBytes } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createRequestListener } from "@remix-run/node-fetch-server";
+import { sql } from "drizzle-orm";
+import pg from "pg";
+import { createBackendClient, type BackendClient } from "../../app/backend.server.ts";
+import { createApiHandler, type ApiHandler } from "../../server/api/handler.ts";
+import { openDatabase, type AppDb, type Database } from "../../server/db/index.ts";
+import { users } from "../../server/db/schema.ts";
+
+export const PLATFORM = "CK";
+export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
+
+export interface OpenedDatabase {
+  database: Database;
+  /** Closes the database and deletes everything the test created. */
+  dispose(): Promise<void>;
+}
+
+export interface DatabaseTarget {
+  name: string;
+  open(): Promise<OpenedDatabase>;
+}
+
+export async function openTempPglite(): Promise<OpenedDatabase> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), "coinkeep-test-"));
+  // A nested, not yet existing folder also checks that openDatabase creates parents.
+  const database = await openDatabase({ dataDir: path.join(dataDir, "data") });
+  return {
+    database,
+    async dispose() {
+      await database.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Creates a uniquely named database on the server behind adminUrl and drops it (WITH (FORCE)) on dispose. */
+export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase> {
+  const name = `coinkeep_test_${randomBytes(6).toString("hex")}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.end();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const drop = async () => {
+    const dropper = new pg.Client({ connectionString: adminUrl });
+    await dropper.connect();
+    try {
+      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+    } finally {
+      await dropper.end();
+    }
+  };
+  let database: Database;
+  try {
+    database = await openDatabase({ databaseUrl: url.toString(), dataDir: tmpdir() });
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  return {
+    database,
+    async dispose() {
+      await database.close();
+      await drop();
+    },
+  };
+}
+
+export function databaseTargets(): DatabaseTarget[] {
+  const targets: DatabaseTarget[] = [{ name: "pglite", open: openTempPglite }];
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) targets.push({ name: "postgres", open: () => openTempPostgres(url) });
+  return targets;
+}
+
+export function createTestHandler(db: AppDb, opts: { maxBodyBytes?: number } = {}): ApiHandler {
+  return createApiHandler({ db, platform: PLATFORM, backendSecret: BACKEND_SECRET, ...opts });
+}
+
+export interface Connection {
+  client: BackendClient;
+  baseUrl: string;
+  /** Sends a raw request the same way the client does (the handler, or real HTTP). */
+  fetch(request: Request): Promise<Response>;
+  close(): Promise<void>;
+}
+
+export interface Transport {
+  name: string;
+  connect(handler: ApiHandler): Promise<Connection>;
+}
+
+export const inProcess: Transport = {
+  name: "in-process",
+  async connect(handler) {
+    const baseUrl = "http://backend.invalid/api";
+    return {
+      client: createBackendClient({ baseUrl, platform: PLATFORM, fetch: handler }),
+      baseUrl,
+      fetch: handler,
+      async close() {},
+    };
+  },
+};
+
+export const overHttp: Transport = {
+  name: "http",
+  async connect(handler) {
+    const server = createServer(createRequestListener(handler));
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(0, "127.0.0.1", () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const baseUrl = `http://127.0.0.1:${port}/api`;
+    return {
+      client: createBackendClient({ baseUrl, platform: PLATFORM }),
+      baseUrl,
+      fetch: (request) => globalThis.fetch(request),
+      async close() {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  },
+};
+
+export const transports: Transport[] = [inProcess, overHttp];
+
+let counter = 0;
+/** A fresh address per call, so tests sharing a database never collide. */
+export function uniqueEmail(label = "user"): string {
+  counter += 1;
+  return `${label}-${counter}-${randomBytes(4).toString("hex")}@example.com`;
+}
+
+export async function countUsers(db: AppDb): Promise<number> {
+  const rows = await db.select({ n: sql<number>`count(*)::int` }).from(users);
+  return rows[0]?.n ?? 0;
+}
+
+/** A raw request to the handler, as a browser or curl would send it. */
+export function post(
+  pathname: string,
+  body: string | ReadableStream<Uint8Array> | null,
+  headers: Record<string, string> = { "content-type": "application/json" },
+  method = "POST",
+): Request {
+  const init: RequestInit & { duplex?: "half" } = { method, headers };
+  if (body !== null) {
+    init.body = body;
+    if (typeof body !== "string") init.duplex = "half";
+  }
+  return new Request(`http://backend.test${pathname}`, init);
+}
+
+export function postJson(pathname: string, value: unknown): Request {
+  return post(pathname, JSON.stringify(value));
+}
+
+export const ROUTES = [
+  "/api/aml-authentication",
+  "/api/aml-authorization",
+  "/api/check-if-logged-in",
+  "/api/request-change-password",
+  "/api/aml-client-change-password",
+] as const;
