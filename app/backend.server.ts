@@ -101,21 +101,25 @@ function network(message: string): BackendNetworkFailure {
   return { ok: false, kind: "network", message };
 }
 
-class Timeout {}
+const TIMED_OUT: unique symbol = Symbol("timed out");
 
 export function createBackendClient(opts: BackendClientOptions): BackendClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
 
-  async function call<T>(path: string, body: Record<string, unknown>, schema: z.ZodType<T>): Promise<BackendResult<T>> {
+  async function call<T>(
+    path: string,
+    body: Record<string, unknown>,
+    schema: z.ZodType<T>,
+  ): Promise<BackendResult<T>> {
     const controller = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     // The signal stops a real fetch; the race also bounds an in-process handler that ignores it.
-    const timedOut = new Promise<Timeout>((resolve) => {
+    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
       timer = setTimeout(() => {
         controller.abort();
-        resolve(new Timeout());
+        resolve(TIMED_OUT);
       }, timeoutMs);
     });
 
@@ -136,7 +140,7 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
           })(),
           timedOut,
         ]);
-        if (answer instanceof Timeout) return network("The backend did not answer in time.");
+        if (answer === TIMED_OUT) return network("The backend did not answer in time.");
         ({ status, text } = answer);
       } catch (error) {
         // Only the error's class is kept: fetch errors can carry the request with them.
@@ -181,7 +185,11 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
         checkLoggedInData,
       ),
     checkPhrase: (input) =>
-      call("/request-change-password", { email: input.email, twelveWords: input.twelveWords.join(" ") }, messageData),
+      call(
+        "/request-change-password",
+        { email: input.email, twelveWords: input.twelveWords.join(" ") },
+        messageData,
+      ),
     changePassword: (input) =>
       call(
         "/aml-client-change-password",

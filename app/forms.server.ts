@@ -43,7 +43,10 @@ export function honeypotFor(s: AppServices): Honeypot {
 }
 
 /** Reads the posted form and checks its CSRF token. */
-export async function readForm(request: Request, context: Readonly<RouterContextProvider>): Promise<FormData> {
+export async function readForm(
+  request: Request,
+  context: Readonly<RouterContextProvider>,
+): Promise<FormData> {
   const s = services(context);
   let formData: FormData;
   try {

@@ -73,6 +73,8 @@ function GlobalLoader() {
 /** Scrolls to the top on every path change (smoothly, unless motion is reduced). */
 function ScrollToTop() {
   const { pathname } = useLocation();
+  // The path is the trigger, not an input: every change of it scrolls.
+  // oxlint-disable-next-line react/exhaustive-deps
   useEffect(() => {
     const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     window.scrollTo({ top: 0, behavior: reduce ? "auto" : "smooth" });
@@ -95,7 +97,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
           Skip to content
         </a>
         <Outlet />
-        {loaderData.notice ? <Notice message={loaderData.notice} /> : null}
+        {loaderData.notice ? <Notice key={loaderData.notice} message={loaderData.notice} /> : null}
         <GlobalLoader />
         <ScrollToTop />
         <Hydrated />

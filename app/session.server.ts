@@ -66,11 +66,11 @@ function open(secret: string, token: string, blob: string): unknown {
 
 const storages = new WeakMap<AppServices, SessionStorage<SessionData, FlashData>>();
 
-export function sessionStorageFor(services: AppServices): SessionStorage<SessionData, FlashData> {
-  const known = storages.get(services);
+export function sessionStorageFor(s: AppServices): SessionStorage<SessionData, FlashData> {
+  const known = storages.get(s);
   if (known) return known;
-  const { sessionSecret, cookieSecure } = services.config;
-  const kv = services.sessions;
+  const { sessionSecret, cookieSecure } = s.config;
+  const kv = s.sessions;
   const storage = createSessionStorage<SessionData, FlashData>({
     cookie: createCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
       httpOnly: true,
@@ -99,7 +99,7 @@ export function sessionStorageFor(services: AppServices): SessionStorage<Session
       await kv.remove(rowKey(token));
     },
   });
-  storages.set(services, storage);
+  storages.set(s, storage);
   return storage;
 }
 

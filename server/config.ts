@@ -17,7 +17,9 @@ const envSchema = z.object({
   DATABASE_URL: z
     .url({ protocol: /^postgres(ql)?$/, error: "must be a postgres:// or postgresql:// URL" })
     .optional(),
-  BACKEND_URL: z.url({ protocol: /^https?$/, error: "must be an http:// or https:// URL ending in /api" }).optional(),
+  BACKEND_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL ending in /api" })
+    .optional(),
   PLATFORM_CODE: z
     .string()
     .regex(/^[A-Z0-9]{1,16}$/, "must be 1-16 upper-case letters or digits")

@@ -31,9 +31,7 @@ export async function startHost(config: Config) {
         maxBodyBytes: config.maxBodyBytes,
       });
 
-  const build = (await import(
-    pathToFileURL(path.join(root, "build/server/index.js")).href
-  )) as ServerBuild;
+  const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
   // The context key must be the very object the built app reads, so the app's
   // server entry exports it.
   const { servicesContext } = build.entry.module as unknown as {
@@ -72,7 +70,8 @@ export async function startHost(config: Config) {
     res.setHeader("X-Request-Id", requestId);
     res.setHeader("X-Content-Type-Options", "nosniff");
     res.setHeader("X-Frame-Options", "DENY");
-    if (!res.hasHeader("Referrer-Policy")) res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+    if (!res.hasHeader("Referrer-Policy"))
+      res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
     res.on("finish", () => {
       log.info("request", {
         requestId,

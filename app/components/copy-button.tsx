@@ -1,13 +1,13 @@
 import { useEffect, useState } from "react";
+import { useHydrated } from "./hydrated";
 
 /**
  * 'Copy' that turns into 'Copied' for 2 s. It exists only once scripts run;
  * without them the text beside it is plain, selectable text.
  */
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
-  const [hydrated, setHydrated] = useState(false);
+  const hydrated = useHydrated();
   const [copied, setCopied] = useState(false);
-  useEffect(() => setHydrated(true), []);
   useEffect(() => {
     if (!copied) return;
     const timer = setTimeout(() => setCopied(false), 2_000);

@@ -36,7 +36,9 @@ export function Field({
         defaultValue={input.type === "password" ? undefined : (meta.initialValue ?? undefined)}
         aria-invalid={invalid || undefined}
         aria-describedby={invalid ? meta.errorId : undefined}
-        autoFocus={(autoFocusOnError && meta.errors?.length && meta.valid === false) || input.autoFocus || undefined}
+        autoFocus={
+          (autoFocusOnError && meta.errors?.length && meta.valid === false) || input.autoFocus || undefined
+        }
       />
       <FieldErrors id={meta.errorId} errors={errors} />
     </div>

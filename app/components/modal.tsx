@@ -23,13 +23,7 @@ export function useOpenUrl(name: string): string {
  * plain links without scripts. With scripts it becomes a real modal dialog
  * (focus kept inside, Escape and a click on the backdrop close it).
  */
-export function Modal({
-  labelledBy,
-  children,
-}: {
-  labelledBy: string;
-  children: React.ReactNode;
-}) {
+export function Modal({ labelledBy, children }: { labelledBy: string; children: React.ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
   const closeUrl = useCloseUrl();
   const navigate = useNavigate();

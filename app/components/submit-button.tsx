@@ -16,10 +16,15 @@ export function SubmitButton({
 }) {
   const navigation = useNavigation();
   const pending =
-    navigation.state === "submitting" &&
-    (name === undefined || navigation.formData?.get(name) === value);
+    navigation.state === "submitting" && (name === undefined || navigation.formData?.get(name) === value);
   return (
-    <button type="submit" name={name} value={value} className={className} aria-disabled={pending || undefined}>
+    <button
+      type="submit"
+      name={name}
+      value={value}
+      className={className}
+      aria-disabled={pending || undefined}
+    >
       {pending && pendingLabel ? pendingLabel : children}
     </button>
   );

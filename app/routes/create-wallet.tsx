@@ -65,13 +65,16 @@ export async function action({ request, context }: Route.ActionArgs) {
   const api = backend(context);
   const created = await api.createAccount({ email, password, passwordConfirmed: confirmPassword });
   if (!created.ok) {
-    const message = created.kind === "network" ? "Failed to create wallet. Please try again." : created.message;
+    const message =
+      created.kind === "network" ? "Failed to create wallet. Please try again." : created.message;
     return data({ result: submission.reply({ formErrors: [message], hideFields }) }, { status: 400 });
   }
   const check = await api.checkLoggedIn({ email, twelveWords: created.data.twelveWords });
   if (!check.ok) {
     return data(
-      { result: submission.reply({ formErrors: ["Failed to create wallet. Please try again."], hideFields }) },
+      {
+        result: submission.reply({ formErrors: ["Failed to create wallet. Please try again."], hideFields }),
+      },
       { status: 502 },
     );
   }
@@ -122,15 +125,16 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
 
 function WarningStep({ words }: { words: string[] }) {
   return (
-    <section className="card auth-card" aria-labelledby="warning-title">
+    <section className="card auth-card auth-card-wide" aria-labelledby="warning-title">
       <h1 id="warning-title" className="warning-title">
         WARNING
       </h1>
       <p>
-        These 12 words are the key to your wallet. <strong>Do not share your 12-word phrase with anyone</strong> —
-        not even someone who says they work for Coinkeep. We will never ask you for it. Beware of scammers who
-        ask for it by e-mail, chat or phone. Write the words down in order and keep them somewhere safe and
-        offline, to keep your funds safe: with them you can restore access to your wallet.
+        These 12 words are the key to your wallet.{" "}
+        <strong>Do not share your 12-word phrase with anyone</strong> — not even someone who says they work
+        for Coinkeep. We will never ask you for it. Beware of scammers who ask for it by e-mail, chat or
+        phone. Write the words down in order and keep them somewhere safe and offline, to keep your funds
+        safe: with them you can restore access to your wallet.
       </p>
       <ol className="word-grid" aria-label="Your 12-word phrase">
         {words.map((word, i) => (

@@ -8,7 +8,7 @@ import type { Route } from "./+types/fast-login";
 // does not stay in its history, and no page here leaks it in a Referer.
 const NO_REFERRER = { "Referrer-Policy": "no-referrer", "Cache-Control": "no-store" };
 
-export function headers() {
+export function headers(): HeadersInit {
   return NO_REFERRER;
 }
 
@@ -33,13 +33,13 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const words = login.data.user.twelveWords.split(" ");
   const check = await api.checkLoggedIn({ email: login.data.user.email, twelveWords: words });
   if (!check.ok) return failed;
-  const headers = await startUserSession(request, context, {
+  const sessionHeaders = await startUserSession(request, context, {
     email: check.data.user.email,
     words,
     userId: check.data.user.userId,
   });
-  for (const [name, value] of Object.entries(NO_REFERRER)) headers.set(name, value);
-  return redirect("/home", { headers });
+  for (const [name, value] of Object.entries(NO_REFERRER)) sessionHeaders.set(name, value);
+  return redirect("/home", { headers: sessionHeaders });
 }
 
 export default function FastLogin() {

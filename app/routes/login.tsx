@@ -48,7 +48,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   const words = login.data.user.twelveWords.split(" ");
   const check = await api.checkLoggedIn({ email: login.data.user.email, twelveWords: words });
   if (!check.ok) {
-    return data({ result: submission.reply({ formErrors: ["Something went wrong"], hideFields }) }, { status: 502 });
+    return data(
+      { result: submission.reply({ formErrors: ["Something went wrong"], hideFields }) },
+      { status: 502 },
+    );
   }
   const headers = await startUserSession(request, context, {
     email: check.data.user.email,

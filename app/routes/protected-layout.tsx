@@ -38,15 +38,24 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { email: user.email, supportEmail: services(context).config.supportEmail };
 }
 
+/** The URL without its `modal` parameter. */
+function withoutModal(url: URL): string {
+  const params = new URLSearchParams(url.search);
+  params.delete("modal");
+  return `${url.pathname}?${params.toString()}`;
+}
+
 // Opening or closing a modal changes only `?modal=`: nothing to reload.
-export function shouldRevalidate({ currentUrl, nextUrl, formMethod, defaultShouldRevalidate }: ShouldRevalidateFunctionArgs) {
+export function shouldRevalidate({
+  currentUrl,
+  nextUrl,
+  formMethod,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
   if (formMethod) return defaultShouldRevalidate;
-  const strip = (url: URL) => {
-    const params = new URLSearchParams(url.search);
-    params.delete("modal");
-    return `${url.pathname}?${params.toString()}`;
-  };
-  if (currentUrl.pathname === nextUrl.pathname && strip(currentUrl) === strip(nextUrl)) return false;
+
+  if (currentUrl.pathname === nextUrl.pathname && withoutModal(currentUrl) === withoutModal(nextUrl))
+    return false;
   return defaultShouldRevalidate;
 }
 
@@ -104,7 +113,7 @@ function ExitModal() {
             Yes
           </button>
         </Form>
-        <Link to={closeUrl} replace preventScrollReset className="button button-secondary">
+        <Link to={closeUrl} replace preventScrollReset className="button button-secondary" autoFocus>
           No
         </Link>
       </div>
@@ -145,7 +154,12 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         <Link to="/home" aria-label="Wallet">
           <WalletIcon />
         </Link>
-        <a href={BUY_CRYPTO_URL} target="_blank" rel="noopener noreferrer" aria-label="Buy Crypto (opens in a new tab)">
+        <a
+          href={BUY_CRYPTO_URL}
+          target="_blank"
+          rel="noopener noreferrer"
+          aria-label="Buy Crypto (opens in a new tab)"
+        >
           <BuyIcon />
         </a>
         <Link to="/history" aria-label="History">

@@ -5,7 +5,7 @@ import type { Route } from "./+types/public-layout";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   await requireAnonymous(request, context);
-  return { supportEmail: services(context).config.supportEmail };
+  return { supportEmail: services(context).config.supportEmail, year: new Date().getFullYear() };
 }
 
 export default function PublicLayout({ loaderData }: Route.ComponentProps) {
@@ -51,7 +51,7 @@ export default function PublicLayout({ loaderData }: Route.ComponentProps) {
             </li>
           </ul>
         </nav>
-        <p className="muted">© {new Date().getFullYear()} Coinkeep</p>
+        <p className="muted">© {loaderData.year} Coinkeep</p>
       </footer>
     </div>
   );

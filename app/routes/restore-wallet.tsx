@@ -105,7 +105,10 @@ export async function action({ request, context }: Route.ActionArgs) {
         probe.kind === "rejected" && probe.message === USER_NOT_FOUND
           ? "This email is not registered"
           : "Something went wrong.";
-      return data({ step: 1, result: submission.reply({ fieldErrors: { email: [message] } }) }, { status: 400 });
+      return data(
+        { step: 1, result: submission.reply({ fieldErrors: { email: [message] } }) },
+        { status: 400 },
+      );
     }
     session.set("restore", { step: 2, email: submission.value.email.toLowerCase() });
     return saveAndReload(session, context);
@@ -158,7 +161,13 @@ function StepNav({ step }: { step: number }) {
       ) : (
         <Form method="post">
           <AuthenticityTokenInput />
-          <button type="submit" name="intent" value="back" className="icon-button" aria-label="Back to the previous step">
+          <button
+            type="submit"
+            name="intent"
+            value="back"
+            className="icon-button"
+            aria-label="Back to the previous step"
+          >
             <ArrowLeftIcon />
           </button>
         </Form>
@@ -200,6 +209,21 @@ function EmailStep({ result }: { result: Result }) {
   );
 }
 
+// Pasting several words into any box spreads them from that box on.
+function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
+  const words = event.clipboardData.getData("text").trim().split(/\s+/).filter(Boolean);
+  if (words.length < 2) return;
+  event.preventDefault();
+  const formEl = event.currentTarget.form;
+  if (!formEl) return;
+  words.slice(0, 12 - start).forEach((word, i) => {
+    const input = formEl.elements.namedItem(`word${start + i + 1}`);
+    if (input instanceof HTMLInputElement) input.value = word.toLowerCase();
+  });
+  const last = formEl.elements.namedItem(`word${Math.min(12, start + words.length)}`);
+  if (last instanceof HTMLInputElement) last.focus();
+}
+
 function WordsStep({ result }: { result: Result }) {
   const [form, fields] = useForm({
     id: "restore-words",
@@ -209,42 +233,28 @@ function WordsStep({ result }: { result: Result }) {
     onValidate: ({ formData }) => parseWithZod(formData, { schema: wordsSchema }),
   });
 
-  // Pasting several words into any box spreads them from that box on.
-  function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
-    const words = event.clipboardData.getData("text").trim().split(/\s+/).filter(Boolean);
-    if (words.length < 2) return;
-    event.preventDefault();
-    const formEl = event.currentTarget.form;
-    if (!formEl) return;
-    words.slice(0, 12 - start).forEach((word, i) => {
-      const input = formEl.elements.namedItem(`word${start + i + 1}`);
-      if (input instanceof HTMLInputElement) input.value = word.toLowerCase();
-    });
-    const last = formEl.elements.namedItem(`word${Math.min(12, start + words.length)}`);
-    if (last instanceof HTMLInputElement) last.focus();
-  }
-
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
       <AuthenticityTokenInput />
       <HoneypotInputs />
       <p id="words-help">
-        Enter your 12-word phrase, one word per box, in order. You can paste the whole phrase into the first box.
+        Enter your 12-word phrase, one word per box, in order. You can paste the whole phrase into the first
+        box.
       </p>
       <fieldset className="word-inputs">
         <legend className="visually-hidden">Your 12-word phrase</legend>
         {WORD_FIELDS.map((name, i) => {
-          const meta = fields[name as keyof typeof fields] as (typeof fields)["word1"];
+          const field = fields[name as keyof typeof fields] as (typeof fields)["word1"];
           return (
             <div className="word-input" key={name}>
-              <label htmlFor={meta.id} className="visually-hidden">
+              <label htmlFor={field.id} className="visually-hidden">
                 Word {i + 1}
               </label>
               <input
-                id={meta.id}
-                name={meta.name}
-                key={meta.key}
-                defaultValue={typeof meta.initialValue === "string" ? meta.initialValue : undefined}
+                id={field.id}
+                name={field.name}
+                key={field.key}
+                defaultValue={typeof field.initialValue === "string" ? field.initialValue : undefined}
                 placeholder={`${i + 1}.`}
                 autoComplete="off"
                 autoCapitalize="none"
@@ -282,8 +292,19 @@ function PasswordStep({ result }: { result: Result }) {
       <AuthenticityTokenInput />
       <HoneypotInputs />
       <p>Your phrase is correct. Choose a new password for your wallet.</p>
-      <Field meta={fields.password} label="New password" type="password" autoComplete="new-password" autoFocus />
-      <Field meta={fields.confirmPassword} label="Confirm password" type="password" autoComplete="new-password" />
+      <Field
+        meta={fields.password}
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        autoFocus
+      />
+      <Field
+        meta={fields.confirmPassword}
+        label="Confirm password"
+        type="password"
+        autoComplete="new-password"
+      />
       <FormErrors id={form.errorId} errors={form.errors} />
       <div className="actions">
         <SubmitButton name="intent" value="password" pendingLabel="Restoring...">

@@ -20,7 +20,15 @@ import {
   type AccountsContext,
 } from "../domain/accounts.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
-import { failure, isJsonContentType, json, parseJsonObject, readBoundedText, Rejection, type Issue } from "./http.ts";
+import {
+  failure,
+  isJsonContentType,
+  json,
+  parseJsonObject,
+  readBoundedText,
+  Rejection,
+  type Issue,
+} from "./http.ts";
 import { changePasswordBody, createAccountBody, loginBody, phraseBody } from "./schemas.ts";
 
 export interface ApiHandlerOptions {
@@ -150,7 +158,8 @@ function describeError(error: unknown): Record<string, string | undefined> {
 
 export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1) throw new Error("maxBodyBytes must be a positive integer");
+  if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new Error("maxBodyBytes must be a positive integer");
   if (!opts.platform) throw new Error("platform must not be empty");
   const ctx: AccountsContext = { db: opts.db, keys: deriveServerKeys(opts.backendSecret) };
   const platform = opts.platform;
@@ -159,7 +168,8 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     const { pathname } = new URL(request.url);
     const found = routes.get(pathname);
     if (!found) return failure(404, MESSAGES.notFound);
-    if (request.method !== "POST") return failure(405, MESSAGES.methodNotAllowed, { headers: { allow: "POST" } });
+    if (request.method !== "POST")
+      return failure(405, MESSAGES.methodNotAllowed, { headers: { allow: "POST" } });
     if (!isJsonContentType(request.headers.get("content-type"))) {
       return failure(415, "Content-Type must be application/json.");
     }

@@ -15,7 +15,11 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
-export function failure(status: number, message: string, extra: { issues?: Issue[]; headers?: Record<string, string> } = {}) {
+export function failure(
+  status: number,
+  message: string,
+  extra: { issues?: Issue[]; headers?: Record<string, string> } = {},
+) {
   const body: { success: false; message: string; issues?: Issue[] } = { success: false, message };
   if (extra.issues) body.issues = extra.issues;
   return json(status, body, extra.headers);

@@ -13,10 +13,7 @@ export const email = z
   .toLowerCase()
   .pipe(z.email("Must be a valid email address.").max(254, "Must be at most 254 characters."));
 
-export const password = z
-  .string()
-  .min(1, "Must not be empty.")
-  .max(1024, "Must be at most 1024 characters.");
+export const password = z.string().min(1, "Must not be empty.").max(1024, "Must be at most 1024 characters.");
 
 /** A space-joined string or a list of 12 strings; normalised to 12 lower-case words. */
 export const twelveWords = z

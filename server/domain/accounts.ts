@@ -29,16 +29,13 @@ export function normaliseEmail(email: string): string {
 }
 
 export type CreateAccountResult =
-  | { ok: true; userId: string; words: string[] }
-  | { ok: false; reason: "email-taken" };
+  { ok: true; userId: string; words: string[] } | { ok: false; reason: "email-taken" };
 
 export type LoginResult =
-  | { ok: true; email: string; words: string[] }
-  | { ok: false; reason: "not-found" | "wrong-password" };
+  { ok: true; email: string; words: string[] } | { ok: false; reason: "not-found" | "wrong-password" };
 
 export type CheckCredentialsResult =
-  | { ok: true; userId: string; email: string }
-  | { ok: false; reason: "invalid" };
+  { ok: true; userId: string; email: string } | { ok: false; reason: "invalid" };
 
 export type ChangePasswordResult = { ok: true } | { ok: false; reason: "invalid" };
 

@@ -15,7 +15,14 @@
 // Stored format: base64( iv[12 bytes] | tag[16 bytes] | ciphertext ).
 // The key needs both the password and the backend secret, so neither a copy of
 // the database alone nor the secret alone reveals a phrase.
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from "node:crypto";
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHmac,
+  hkdfSync,
+  randomBytes,
+  timingSafeEqual,
+} from "node:crypto";
 import { hash, hashRaw, verify } from "@node-rs/argon2";
 import type { Algorithm, Options as Argon2Options } from "@node-rs/argon2";
 import { generateMnemonic } from "@scure/bip39";
@@ -99,7 +106,11 @@ export function phraseHmac(keys: ServerKeys, phrase: string | readonly string[])
 }
 
 /** Constant-time comparison of the phrase's HMAC with the stored hex. */
-export function phraseMatches(keys: ServerKeys, phrase: string | readonly string[], storedHex: string): boolean {
+export function phraseMatches(
+  keys: ServerKeys,
+  phrase: string | readonly string[],
+  storedHex: string,
+): boolean {
   const actual = Buffer.from(phraseHmac(keys, phrase), "hex");
   const wellFormed = /^[0-9a-f]{64}$/u.test(storedHex);
   const expected = wellFormed ? Buffer.from(storedHex, "hex") : Buffer.alloc(actual.length);
@@ -120,7 +131,11 @@ export function newKdfSalt(): string {
 }
 
 /** The AES-256-GCM key for one user's phrase: argon2id(password, salt), then HKDF with the server key. */
-export async function derivePhraseKey(keys: ServerKeys, password: string, kdfSaltBase64: string): Promise<Buffer> {
+export async function derivePhraseKey(
+  keys: ServerKeys,
+  password: string,
+  kdfSaltBase64: string,
+): Promise<Buffer> {
   const salt = Buffer.from(kdfSaltBase64, "base64");
   if (salt.length !== KDF_SALT_BYTES) throw new Error("Invalid phrase KDF salt");
   const raw = await hashRaw(password, { ...ARGON2_OPTIONS, salt, outputLen: 32 });

@@ -1,9 +1,13 @@
 // The account operations directly over each real database: what is stored,
 // and that the unique constraint (not just the early check) guards e-mails.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDatabase } from "../../server/db/index.ts";
 import { users } from "../../server/db/schema.ts";
 import {
   changePassword,
@@ -14,7 +18,13 @@ import {
   type AccountsContext,
 } from "../../server/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/domain/crypto.ts";
-import { BACKEND_SECRET, databaseTargets, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
+import {
+  BACKEND_SECRET,
+  databaseTargets,
+  openTempPostgres,
+  uniqueEmail,
+  type OpenedDatabase,
+} from "./helpers.ts";
 
 for (const target of databaseTargets()) {
   describe(`accounts on ${target.name}`, () => {
@@ -28,8 +38,7 @@ for (const target of databaseTargets()) {
       await opened?.dispose();
     });
 
-    const row = async (email: string) =>
-      (await ctx.db.select().from(users).where(eq(users.email, email)))[0];
+    const row = async (email: string) => (await ctx.db.select().from(users).where(eq(users.email, email)))[0];
 
     test("the stored row holds no password or phrase in clear", async () => {
       const email = uniqueEmail("stored");
@@ -67,7 +76,9 @@ for (const target of databaseTargets()) {
       if (!created.ok) throw new Error("create failed");
       const before = await row(email);
       await new Promise((r) => setTimeout(r, 5));
-      expect(await changePassword(ctx, email.toUpperCase(), created.words, "new password")).toEqual({ ok: true });
+      expect(await changePassword(ctx, email.toUpperCase(), created.words, "new password")).toEqual({
+        ok: true,
+      });
       const after = await row(email);
       expect(after?.passwordHash).not.toBe(before?.passwordHash);
       expect(after?.phraseKdfSalt).not.toBe(before?.phraseKdfSalt);
@@ -88,7 +99,7 @@ for (const target of databaseTargets()) {
       const created = await createAccount(ctx, email, "pw");
       if (!created.ok) throw new Error("create failed");
       const before = await row(email);
-      const wrong = [...created.words].reverse();
+      const wrong = [...created.words].toReversed();
       expect(await changePassword(ctx, email, wrong, "other")).toEqual({ ok: false, reason: "invalid" });
       expect(await row(email)).toEqual(before);
     });
@@ -103,9 +114,51 @@ for (const target of databaseTargets()) {
         email,
       });
       const unknown = await checkCredentials(ctx, uniqueEmail("ghost"), created.words);
-      const wrong = await checkCredentials(ctx, email, [...created.words].reverse());
+      const wrong = await checkCredentials(ctx, email, [...created.words].toReversed());
       expect(unknown).toEqual({ ok: false, reason: "invalid" });
       expect(wrong).toEqual(unknown);
     });
   });
 }
+
+describe("openDatabase", () => {
+  test("PGlite: creates a brand-new nested folder, migrates it, and reopens it with the data kept", async () => {
+    const root = await mkdtemp(path.join(tmpdir(), "coinkeep-open-"));
+    const dataDir = path.join(root, "a", "b");
+    try {
+      const first = await openDatabase({ dataDir });
+      expect(first.driver).toBe("pglite");
+      const ctx = { db: first.db, keys: deriveServerKeys(BACKEND_SECRET) };
+      const created = await createAccount(ctx, "keep@example.com", "pw");
+      await first.close();
+      await first.close(); // closing twice is harmless
+
+      const again = await openDatabase({ dataDir });
+      try {
+        expect(await login({ db: again.db, keys: ctx.keys }, "keep@example.com", "pw")).toEqual({
+          ok: true,
+          email: "keep@example.com",
+          words: created.ok ? created.words : [],
+        });
+      } finally {
+        await again.close();
+      }
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+
+  test.runIf(process.env.TEST_DATABASE_URL)(
+    "PostgreSQL: migrating an already migrated database is a no-op",
+    async () => {
+      const opened = await openTempPostgres(process.env.TEST_DATABASE_URL ?? "");
+      try {
+        const second = await openDatabase({ databaseUrl: opened.databaseUrl, dataDir: tmpdir() });
+        expect(second.driver).toBe("postgres");
+        await second.close();
+      } finally {
+        await opened.dispose();
+      }
+    },
+  );
+});

@@ -80,7 +80,9 @@ describe("requests", () => {
 
 describe("answers", () => {
   test("a 4xx JSON answer passes the server's message through unchanged", async () => {
-    const client = clientWith(async () => jsonResponse(401, { success: false, message: "Password is inccorect" }));
+    const client = clientWith(async () =>
+      jsonResponse(401, { success: false, message: "Password is inccorect" }),
+    );
     expect(await client.login({ email: "a@b.co", password: PASSWORD })).toEqual({
       ok: false,
       kind: "rejected",
@@ -151,7 +153,11 @@ describe("over real sockets", () => {
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
     const { port } = server.address() as AddressInfo;
-    const client = createBackendClient({ baseUrl: `http://127.0.0.1:${port}/api`, platform: "CK", timeoutMs: 100 });
+    const client = createBackendClient({
+      baseUrl: `http://127.0.0.1:${port}/api`,
+      platform: "CK",
+      timeoutMs: 100,
+    });
     expect(await client.login({ email: "a@b.co", password: PASSWORD })).toEqual({
       ok: false,
       kind: "network",

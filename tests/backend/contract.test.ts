@@ -53,11 +53,17 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
     test("create → login → check → phrase check → change password → login with the new password", async () => {
       const email = uniqueEmail("flow");
       const created = unwrap(
-        await client.createAccount({ email, password: "first password", passwordConfirmed: "first password" }),
+        await client.createAccount({
+          email,
+          password: "first password",
+          passwordConfirmed: "first password",
+        }),
       );
       expect(created.success).toBe(true);
       expect(created.message).toBe("Wallet created.");
-      expect(created.newUserId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(created.newUserId).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
       expect(created.twelveWords).toHaveLength(12);
       const words = created.twelveWords;
       expect(validateMnemonic(words.join(" "), wordlist)).toBe(true);
@@ -112,7 +118,9 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
       unwrap(await client.createAccount({ email: shown, password: "pw", passwordConfirmed: "pw" }));
       const loggedIn = unwrap(await client.login({ email: stored, password: "pw" }));
       expect(loggedIn.user.email).toBe(stored);
-      const again = unwrap(await client.login({ email: `  ${local.toUpperCase()}@EXAMPLE.com`, password: "pw" }));
+      const again = unwrap(
+        await client.login({ email: `  ${local.toUpperCase()}@EXAMPLE.com`, password: "pw" }),
+      );
       expect(again.user.email).toBe(stored);
     });
 
@@ -120,7 +128,11 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
       const email = uniqueEmail("dup");
       unwrap(await client.createAccount({ email, password: "pw", passwordConfirmed: "pw" }));
       expect(
-        await client.createAccount({ email: ` ${email.toUpperCase()} `, password: "other", passwordConfirmed: "other" }),
+        await client.createAccount({
+          email: ` ${email.toUpperCase()} `,
+          password: "other",
+          passwordConfirmed: "other",
+        }),
       ).toEqual(rejected(409, "An account with this email address already exists."));
       // The original password still works: nothing was overwritten.
       expect((await client.login({ email, password: "pw" })).ok).toBe(true);
@@ -134,8 +146,8 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
         ),
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
-      for (const r of results.filter((r) => !r.ok)) {
-        expect(r).toEqual(rejected(409, "An account with this email address already exists."));
+      for (const failure of results.filter((r) => !r.ok)) {
+        expect(failure).toEqual(rejected(409, "An account with this email address already exists."));
       }
     });
 
@@ -157,15 +169,24 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
 
     test("check-if-logged-in: same answer for a wrong phrase and an unknown e-mail", async () => {
       const account = await newAccount(client);
-      const wrong = await client.checkLoggedIn({ email: account.email, twelveWords: otherPhrase(account.words) });
-      const unknown = await client.checkLoggedIn({ email: uniqueEmail("nobody"), twelveWords: account.words });
+      const wrong = await client.checkLoggedIn({
+        email: account.email,
+        twelveWords: otherPhrase(account.words),
+      });
+      const unknown = await client.checkLoggedIn({
+        email: uniqueEmail("nobody"),
+        twelveWords: account.words,
+      });
       expect(wrong).toEqual(rejected(401, "Invalid credentials."));
       expect(unknown).toEqual(wrong);
     });
 
     test("request-change-password: same answer for a wrong phrase and an unknown e-mail", async () => {
       const account = await newAccount(client);
-      const wrong = await client.checkPhrase({ email: account.email, twelveWords: otherPhrase(account.words) });
+      const wrong = await client.checkPhrase({
+        email: account.email,
+        twelveWords: otherPhrase(account.words),
+      });
       const unknown = await client.checkPhrase({ email: uniqueEmail("nobody"), twelveWords: account.words });
       expect(wrong).toEqual(rejected(401, "Wrong 12 word phrase"));
       expect(unknown).toEqual(wrong);
@@ -174,9 +195,9 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
     test("aml-client-change-password: mismatch, wrong phrase, unknown e-mail; nothing changes", async () => {
       const account = await newAccount(client);
       const base = { email: account.email, twelveWords: account.words };
-      expect(await client.changePassword({ ...base, password: "new one", confirmPassword: "new two" })).toEqual(
-        rejected(400, "Passwords do not match."),
-      );
+      expect(
+        await client.changePassword({ ...base, password: "new one", confirmPassword: "new two" }),
+      ).toEqual(rejected(400, "Passwords do not match."));
       expect(
         await client.changePassword({
           ...base,
@@ -186,7 +207,12 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
         }),
       ).toEqual(rejected(401, "Wrong 12 word phrase"));
       expect(
-        await client.changePassword({ ...base, email: uniqueEmail("nobody"), password: "new", confirmPassword: "new" }),
+        await client.changePassword({
+          ...base,
+          email: uniqueEmail("nobody"),
+          password: "new",
+          confirmPassword: "new",
+        }),
       ).toEqual(rejected(401, "Wrong 12 word phrase"));
       // The password is untouched.
       expect((await client.login({ email: account.email, password: account.password })).ok).toBe(true);

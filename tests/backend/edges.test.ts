@@ -34,7 +34,12 @@ const users = () => countUsers(opened.database.db);
 const PHRASE = "abandon ability able about above absent absorb abstract absurd abuse access accident";
 
 const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
-  "/api/aml-authentication": { platform: PLATFORM, email: "edge@example.com", password: "pw", passwordConfirmed: "pw" },
+  "/api/aml-authentication": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    password: "pw",
+    passwordConfirmed: "pw",
+  },
   "/api/aml-authorization": { platform: PLATFORM, email: "edge@example.com", password: "pw" },
   "/api/check-if-logged-in": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
   "/api/request-change-password": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
@@ -66,38 +71,47 @@ function expectError(answer: Answer, status: number, message: string) {
   expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
   expect(answer.headers.get("cache-control")).toBe("no-store");
   if (message === "Invalid request.") {
-    expect(Object.keys(answer.body).sort()).toEqual(["issues", "message", "success"]);
+    expect(Object.keys(answer.body).toSorted()).toEqual(["issues", "message", "success"]);
     expect(answer.body.issues?.length).toBeGreaterThan(0);
     for (const issue of answer.body.issues ?? []) {
-      expect(Object.keys(issue).sort()).toEqual(["message", "path"]);
+      expect(Object.keys(issue).toSorted()).toEqual(["message", "path"]);
       expect(typeof issue.path).toBe("string");
       expect(typeof issue.message).toBe("string");
     }
   } else {
-    expect(Object.keys(answer.body).sort()).toEqual(["message", "success"]);
+    expect(Object.keys(answer.body).toSorted()).toEqual(["message", "success"]);
   }
   expect(answer.body.success).toBe(false);
   expect(answer.body.message).toBe(message);
 }
 
 describe("routing", () => {
-  test.each(["/api", "/api/", "/api/nope", "/", "/api/aml-authentication/", "/API/aml-authentication", "/api/__proto__", "/api/constructor"])(
-    "unknown path %s → 404",
-    async (pathname) => {
-      expectError(await send(postJson(pathname, validBodies["/api/aml-authorization"])), 404, "Not found.");
+  test.each([
+    "/api",
+    "/api/",
+    "/api/nope",
+    "/",
+    "/api/aml-authentication/",
+    "/API/aml-authentication",
+    "/api/__proto__",
+    "/api/constructor",
+  ])("unknown path %s → 404", async (pathname) => {
+    expectError(await send(postJson(pathname, validBodies["/api/aml-authorization"])), 404, "Not found.");
+  });
+
+  test.each(["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])(
+    "%s on a known path → 405 with Allow",
+    async (method) => {
+      for (const route of ROUTES) {
+        const response = await handler(new Request(`http://backend.test${route}`, { method }));
+        expect(response.status).toBe(405);
+        expect(response.headers.get("allow")).toBe("POST");
+        if (method !== "HEAD") {
+          expect(await response.json()).toEqual({ success: false, message: "Method not allowed." });
+        }
+      }
     },
   );
-
-  test.each(["GET", "PUT", "DELETE", "PATCH", "OPTIONS", "HEAD"])("%s on a known path → 405 with Allow", async (method) => {
-    for (const route of ROUTES) {
-      const response = await handler(new Request(`http://backend.test${route}`, { method }));
-      expect(response.status).toBe(405);
-      expect(response.headers.get("allow")).toBe("POST");
-      if (method !== "HEAD") {
-        expect(await response.json()).toEqual({ success: false, message: "Method not allowed." });
-      }
-    }
-  });
 });
 
 describe("content type and size", () => {
@@ -167,7 +181,11 @@ describe("content type and size", () => {
     const exact = JSON.stringify({ ...validBodies["/api/aml-authorization"], password: filler });
     expect(new TextEncoder().encode(exact).byteLength).toBe(1024);
     // 1024 chars of password is valid; the e-mail is unknown.
-    expectError(await send(post("/api/aml-authorization", exact)), 404, "User not found with this email address.");
+    expectError(
+      await send(post("/api/aml-authorization", exact)),
+      404,
+      "User not found with this email address.",
+    );
   });
 });
 
@@ -193,7 +211,11 @@ describe("JSON", () => {
   test.each(["[]", '[{"platform":"CK"}]', "1", "-0.5", "null", "true", '"text"'])(
     "non-object %s → 400",
     async (text) => {
-      expectError(await send(post("/api/aml-authentication", text)), 400, "Request body must be a JSON object.");
+      expectError(
+        await send(post("/api/aml-authentication", text)),
+        400,
+        "Request body must be a JSON object.",
+      );
     },
   );
 });
@@ -208,7 +230,9 @@ describe("platform", () => {
     "wrong platform %j → 400 without echoing it",
     async (platform) => {
       const before = await users();
-      const answer = await send(postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], platform }));
+      const answer = await send(
+        postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], platform }),
+      );
       expectError(answer, 400, "Missing or unknown platform.");
       if (typeof platform === "string" && platform.length > 2) expect(answer.text).not.toContain(platform);
       expect(await users()).toBe(before);
@@ -235,11 +259,23 @@ describe("schema validation", () => {
     ["13 words", "/api/check-if-logged-in", { twelveWords: `${PHRASE} abandon` }],
     ["11-word list", "/api/request-change-password", { twelveWords: PHRASE.split(" ").slice(0, 11) }],
     ["13-word list", "/api/aml-client-change-password", { twelveWords: [...PHRASE.split(" "), "zoo"] }],
-    ["list with a number", "/api/check-if-logged-in", { twelveWords: [...PHRASE.split(" ").slice(0, 11), 7] }],
+    [
+      "list with a number",
+      "/api/check-if-logged-in",
+      { twelveWords: [...PHRASE.split(" ").slice(0, 11), 7] },
+    ],
     ["digits in a word", "/api/check-if-logged-in", { twelveWords: PHRASE.replace("abandon", "aband0n") }],
-    ["a 17-letter word", "/api/check-if-logged-in", { twelveWords: PHRASE.replace("abandon", "a".repeat(17)) }],
+    [
+      "a 17-letter word",
+      "/api/check-if-logged-in",
+      { twelveWords: PHRASE.replace("abandon", "a".repeat(17)) },
+    ],
     ["empty phrase", "/api/request-change-password", { twelveWords: "" }],
-    ["non-ASCII letter", "/api/request-change-password", { twelveWords: PHRASE.replace("abandon", "abändon") }],
+    [
+      "non-ASCII letter",
+      "/api/request-change-password",
+      { twelveWords: PHRASE.replace("abandon", "abändon") },
+    ],
     ["missing confirmPassword", "/api/aml-client-change-password", { confirmPassword: undefined }],
   ];
 
@@ -251,7 +287,9 @@ describe("schema validation", () => {
   });
 
   test("an empty-string email names the field in issues", async () => {
-    const answer = await send(postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], email: "" }));
+    const answer = await send(
+      postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], email: "" }),
+    );
     expectError(answer, 400, "Invalid request.");
     expect(answer.body.issues?.map((i) => i.path)).toEqual(["email"]);
   });
@@ -267,14 +305,22 @@ describe("schema validation", () => {
     expect(({} as Record<string, unknown>).x).toBeUndefined();
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
     // Without the platform, the platform check answers first.
-    expectError(await send(post("/api/aml-authentication", '{"__proto__":{"x":1}}')), 400, "Missing or unknown platform.");
+    expectError(
+      await send(post("/api/aml-authentication", '{"__proto__":{"x":1}}')),
+      400,
+      "Missing or unknown platform.",
+    );
     expect(await users()).toBe(before);
   });
 
   test("a password is never echoed in validation issues", async () => {
     const secret = "hunter2-super-secret";
     const answer = await send(
-      postJson("/api/aml-authentication", { ...validBodies["/api/aml-authentication"], password: secret, extra: 1 }),
+      postJson("/api/aml-authentication", {
+        ...validBodies["/api/aml-authentication"],
+        password: secret,
+        extra: 1,
+      }),
     );
     expectError(answer, 400, "Invalid request.");
     expect(answer.text).not.toContain(secret);
@@ -284,7 +330,10 @@ describe("schema validation", () => {
 describe("internal errors", () => {
   test("a broken database answers 500 with the generic message and logs no body", async () => {
     // A real driver whose server is unreachable: every query fails inside the handler.
-    const pool = new pg.Pool({ connectionString: "postgres://postgres@127.0.0.1:1/none", connectionTimeoutMillis: 2000 });
+    const pool = new pg.Pool({
+      connectionString: "postgres://postgres@127.0.0.1:1/none",
+      connectionTimeoutMillis: 2000,
+    });
     pool.on("error", () => {});
     const brokenHandler = createTestHandler(drizzle({ client: pool, schema }));
     const secret = "do-not-log-this-password";
@@ -297,7 +346,11 @@ describe("internal errors", () => {
     let response: Response;
     try {
       response = await brokenHandler(
-        postJson("/api/aml-authorization", { platform: PLATFORM, email: "someone@example.com", password: secret }),
+        postJson("/api/aml-authorization", {
+          platform: PLATFORM,
+          email: "someone@example.com",
+          password: secret,
+        }),
       );
     } finally {
       process.stderr.write = original;
@@ -334,9 +387,7 @@ describe("property: arbitrary JSON never yields a 5xx", () => {
   );
   const body = fc.oneof(
     fc.jsonValue().map((v) => JSON.stringify(v)),
-    fc
-      .dictionary(keys, fieldValue, { maxKeys: 7 })
-      .map((d) => JSON.stringify({ platform: PLATFORM, ...d })),
+    fc.dictionary(keys, fieldValue, { maxKeys: 7 }).map((d) => JSON.stringify({ platform: PLATFORM, ...d })),
     fc.string().map((s) => `{"platform":"CK",${s}`),
   );
 

@@ -1,12 +1,15 @@
 // Shared setup for the backend tests: real databases (a fresh PGlite, and a
 // throw-away PostgreSQL database when TEST_DATABASE_URL is set) and the two
 // ways the web tier reaches the API (in-process and over HTTP).
-import { randomBytes } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { cp, mkdtemp, rename, rm } from "node:fs/promises";
 import { createServer } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
 import { createRequestListener } from "@remix-run/node-fetch-server";
 import { sql } from "drizzle-orm";
 import pg from "pg";
@@ -20,6 +23,8 @@ export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
 
 export interface OpenedDatabase {
   database: Database;
+  /** The throw-away database's URL (PostgreSQL only). */
+  databaseUrl?: string;
   /** Closes the database and deletes everything the test created. */
   dispose(): Promise<void>;
 }
@@ -29,15 +34,55 @@ export interface DatabaseTarget {
   open(): Promise<OpenedDatabase>;
 }
 
-export async function openTempPglite(): Promise<OpenedDatabase> {
-  const dataDir = await mkdtemp(path.join(tmpdir(), "coinkeep-test-"));
+// PGlite's initdb costs ~3 s per fresh data folder. An empty, just-initialised
+// cluster (no migrations) is kept in the temp folder, keyed by the PGlite build,
+// and copied into each fresh test folder; openDatabase then migrates the copy.
+function pgliteBuildKey(): string {
+  const dist = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
+  const parts = ["pglite.wasm", "pglite.data", "initdb.wasm"].map((file) => {
+    const stat = statSync(path.join(dist, file));
+    return `${file}:${stat.size}:${stat.mtimeMs}`;
+  });
+  return createHash("sha256").update(parts.join("|")).digest("hex").slice(0, 16);
+}
+
+let template: Promise<string | undefined> | undefined;
+
+async function pgliteTemplate(): Promise<string | undefined> {
+  template ??= (async () => {
+    try {
+      const dir = path.join(tmpdir(), `coinkeep-pglite-template-${pgliteBuildKey()}`);
+      if (existsSync(path.join(dir, "PG_VERSION"))) return dir;
+      const building = `${dir}.building-${randomBytes(4).toString("hex")}`;
+      const pglite = await PGlite.create(building);
+      await pglite.close();
+      try {
+        await rename(building, dir);
+      } catch {
+        // Another run finished first; use its copy.
+        await rm(building, { recursive: true, force: true });
+      }
+      return existsSync(path.join(dir, "PG_VERSION")) ? dir : undefined;
+    } catch {
+      return undefined;
+    }
+  })();
+  return template;
+}
+
+/** A fresh PGlite database in a new temp folder (seeded from the initdb template when possible). */
+export async function openTempPglite(opts: { useTemplate?: boolean } = {}): Promise<OpenedDatabase> {
+  const root = await mkdtemp(path.join(tmpdir(), "coinkeep-test-"));
   // A nested, not yet existing folder also checks that openDatabase creates parents.
-  const database = await openDatabase({ dataDir: path.join(dataDir, "data") });
+  const dataDir = path.join(root, "data");
+  const seed = opts.useTemplate === false ? undefined : await pgliteTemplate();
+  if (seed) await cp(seed, path.join(dataDir, "pglite"), { recursive: true });
+  const database = await openDatabase({ dataDir });
   return {
     database,
     async dispose() {
       await database.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
   };
 }
@@ -72,6 +117,7 @@ export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase
   }
   return {
     database,
+    databaseUrl: url.toString(),
     async dispose() {
       await database.close();
       await drop();

@@ -1,13 +1,5 @@
 import { expect, test } from "@playwright/test";
-import {
-  createUser,
-  expectAccessible,
-  jsEnabled,
-  login,
-  uniqueEmail,
-  visit,
-  waitForReady,
-} from "./helpers";
+import { createUser, expectAccessible, jsEnabled, login, uniqueEmail, visit, waitForReady } from "./helpers";
 
 test.describe("landing and redirects", () => {
   test("landing page: headline, Start Now to /login, accessible", async ({ page }, testInfo) => {
@@ -18,7 +10,10 @@ test.describe("landing and redirects", () => {
     await expect(nav.getByRole("link", { name: "About us" })).toHaveAttribute("href", "/about-us");
     await expect(nav.getByRole("link", { name: "How it works" })).toHaveAttribute("href", "/how-it-works");
     const footer = page.getByRole("contentinfo");
-    await expect(footer.getByRole("link", { name: "Privacy policy" })).toHaveAttribute("href", "/privacy-policy");
+    await expect(footer.getByRole("link", { name: "Privacy policy" })).toHaveAttribute(
+      "href",
+      "/privacy-policy",
+    );
     await expect(footer.getByRole("link", { name: "Cookies" })).toHaveAttribute("href", "/cookies");
     await expect(footer.getByRole("link", { name: "Terms and conditions" })).toHaveAttribute(
       "href",
@@ -224,7 +219,7 @@ test.describe("restore wallet", () => {
     await expect(page.getByText("All 12 words are required.")).toBeVisible();
 
     // A wrong phrase: the right words in the wrong order.
-    const wrong = [...user.words].reverse();
+    const wrong = user.words.toReversed();
     for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(wrong[i]!);
     await page.getByRole("button", { name: "Next" }).click();
     await expect(page.getByText("Wrong 12 word phrase")).toBeVisible();
@@ -261,7 +256,9 @@ test.describe("restore wallet", () => {
     await page.getByLabel("Confirm password").fill("brand new");
     await page.getByRole("button", { name: "Confirm" }).click();
     await expect(page).toHaveURL(/\/login$/);
-    await expect(page.getByText("Your password has been changed. Log in with your new password.")).toBeVisible();
+    await expect(
+      page.getByText("Your password has been changed. Log in with your new password."),
+    ).toBeVisible();
     await waitForReady(page, testInfo);
 
     // The old password no longer works; the new one does.

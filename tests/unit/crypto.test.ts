@@ -134,7 +134,12 @@ describe("passwords", () => {
   test("argon2id with the agreed cost; verify accepts only the right password", async () => {
     const hash = await hashPassword("pässword ✓");
     expect(hash.startsWith("$argon2id$v=19$m=19456,t=2,p=1$")).toBe(true);
-    expect(parseOptions(hash)).toMatchObject({ memoryCost: 19456, timeCost: 2, parallelism: 1, outputLen: 32 });
+    expect(parseOptions(hash)).toMatchObject({
+      memoryCost: 19456,
+      timeCost: 2,
+      parallelism: 1,
+      outputLen: 32,
+    });
     expect(await verifyPassword(hash, "pässword ✓")).toBe(true);
     expect(await verifyPassword(hash, "password ✓")).toBe(false);
     expect(await verifyPassword("not a hash", "x")).toBe(false);
