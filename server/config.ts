@@ -55,12 +55,19 @@ function keptSecret(dataDir: string, file: string): string {
   try {
     const kept = readFileSync(where, "utf8").trim();
     if (kept.length >= 32) return kept;
+    throw new ConfigError(`Invalid configuration:\n  ${where}: must hold at least 32 characters`);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
   }
   mkdirSync(dataDir, { recursive: true });
   const fresh = randomBytes(32).toString("base64url");
-  writeFileSync(where, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+  try {
+    writeFileSync(where, `${fresh}\n`, { mode: 0o600, flag: "wx" });
+  } catch (error) {
+    // Another process wrote it first: use theirs.
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return keptSecret(dataDir, file);
+    throw error;
+  }
   return fresh;
 }
 
