@@ -5,6 +5,10 @@ import { defineConfig } from "@playwright/test";
 // database, in Debian's Chromium, once with JavaScript and once without.
 const port = Number(process.env.E2E_PORT ?? 3210);
 const baseURL = `http://127.0.0.1:${port}`;
+// With E2E_BACKEND=remote the web tier reaches a separate backend process over
+// HTTP (BACKEND_URL); test fixtures then create users on that backend.
+const remote = process.env.E2E_BACKEND === "remote";
+process.env.E2E_API_URL = remote ? `http://127.0.0.1:${port + 1}` : baseURL;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -41,6 +45,6 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: "ignore",
     stderr: "pipe",
-    env: { PORT: String(port), HOST: "127.0.0.1" },
+    env: { PORT: String(port), HOST: "127.0.0.1", E2E_BACKEND: remote ? "remote" : "" },
   },
 });

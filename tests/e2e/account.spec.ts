@@ -321,3 +321,38 @@ test.describe("fast login", () => {
     await expect(page).toHaveURL(/\/$/);
   });
 });
+
+test.describe("pending states (scripts on)", () => {
+  test("buttons say what is happening while a request is under way", async ({ page, request }, testInfo) => {
+    test.skip(!jsEnabled(testInfo), "pending labels need scripts; without them the browser shows its own");
+    const user = await createUser(request, "pending");
+    // Hold each form submission for a moment so the pending state can be seen.
+    await page.route(/\.data(\?|$)/, async (route) => {
+      if (route.request().method() === "POST") await new Promise((r) => setTimeout(r, 1_000));
+      await route.continue();
+    });
+
+    await visit(page, "/restore-wallet", testInfo);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByRole("status").filter({ hasText: "Loading…" })).toBeAttached();
+    await expect(page.getByText("Step 2 of 3")).toBeVisible();
+    for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByRole("button", { name: "Checking..." })).toBeVisible();
+    await expect(page.getByText("Step 3 of 3")).toBeVisible();
+    await page.getByLabel("New password").fill("pending new");
+    await page.getByLabel("Confirm password").fill("pending new");
+    await page.getByRole("button", { name: "Confirm" }).click();
+    await expect(page.getByRole("button", { name: "Restoring..." })).toBeVisible();
+    await expect(page).toHaveURL(/\/login$/);
+
+    await visit(page, "/create-wallet", testInfo);
+    await page.getByLabel("Email").fill(uniqueEmail("pending-create"));
+    await page.getByLabel("Password", { exact: true }).fill("pw");
+    await page.getByLabel("Confirm password").fill("pw");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByRole("button", { name: "Creating..." })).toBeVisible();
+    await expect(page.getByRole("heading", { name: "WARNING" })).toBeVisible();
+  });
+});

@@ -24,7 +24,8 @@ export function uniqueEmail(tag: string): string {
 export async function createUser(request: APIRequestContext, tag = "user"): Promise<TestUser> {
   const email = uniqueEmail(tag);
   const password = `pw-${randomUUID()}`;
-  const response = await request.post("/api/aml-authentication", {
+  const api = process.env.E2E_API_URL ?? "";
+  const response = await request.post(`${api}/api/aml-authentication`, {
     data: { email, password, passwordConfirmed: password, platform: PLATFORM },
   });
   expect(response.status()).toBe(200);
