@@ -1,5 +1,5 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
@@ -9,6 +9,7 @@ import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
+import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
 import { commitSession, requireAnonymous, startUserSession } from "../session.server";
 import type { Route } from "./+types/create-wallet";
@@ -87,14 +88,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
-  const [form, fields] = useForm({
-    id: "create-wallet",
-    lastResult: result,
-    constraint: getZodConstraint(schema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
-  });
+  const [form, fields] = useValidatedForm("create-wallet", schema, result);
   return (
     <section className="card auth-card" aria-labelledby="create-title">
       <div className="card-top">

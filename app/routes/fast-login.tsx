@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { backend } from "../api.server";
-import { requireAnonymous, startUserSession } from "../session.server";
+import { signIn } from "../auth.server";
+import { requireAnonymous } from "../session.server";
 import type { Route } from "./+types/fast-login";
 
 // /fast-login?email=…&password=… logs in at once (spec, section 2). Whatever
@@ -27,19 +27,10 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const failed = redirect("/fast-login", { headers: NO_REFERRER });
   if (!email || !password) return failed;
 
-  const api = backend(context);
-  const login = await api.login({ email, password });
-  if (!login.ok) return failed;
-  const words = login.data.user.twelveWords.split(" ");
-  const check = await api.checkLoggedIn({ email: login.data.user.email, twelveWords: words });
-  if (!check.ok) return failed;
-  const sessionHeaders = await startUserSession(request, context, {
-    email: check.data.user.email,
-    words,
-    userId: check.data.user.userId,
-  });
-  for (const [name, value] of Object.entries(NO_REFERRER)) sessionHeaders.set(name, value);
-  return redirect("/home", { headers: sessionHeaders });
+  const signedIn = await signIn(request, context, { email, password });
+  if (!signedIn.ok) return failed;
+  for (const [name, value] of Object.entries(NO_REFERRER)) signedIn.headers.set(name, value);
+  return redirect("/home", { headers: signedIn.headers });
 }
 
 export default function FastLogin() {

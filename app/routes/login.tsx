@@ -1,24 +1,20 @@
-import { getFormProps, useForm } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
-import { backend } from "../api.server";
+import { signIn, USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { SubmitButton } from "../components/submit-button";
+import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
-import { startUserSession } from "../session.server";
 import type { Route } from "./+types/login";
 
 const schema = z.object({
   email: z.string({ error: "Required" }).trim().min(1, "Required"),
   password: z.string({ error: "Required" }).min(1, "Required"),
 });
-
-// The backend's messages, and what the spec shows for them (section 8).
-const USER_NOT_FOUND = "User not found with this email address.";
-const WRONG_PASSWORD = "Password is inccorect";
 
 export function meta() {
   return [{ title: "Log in — Coinkeep" }];
@@ -32,44 +28,23 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields }) }, { status: 400 });
   }
-  const api = backend(context);
-  const login = await api.login(submission.value);
-  if (!login.ok) {
+  const signedIn = await signIn(request, context, submission.value);
+  if (!signedIn.ok) {
     const reply =
-      login.kind === "network"
+      signedIn.kind === "network"
         ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })
-        : login.message === USER_NOT_FOUND
+        : signedIn.message === USER_NOT_FOUND
           ? submission.reply({ fieldErrors: { email: ["User doesn't exist"] }, hideFields })
-          : login.message === WRONG_PASSWORD
+          : signedIn.message === WRONG_PASSWORD
             ? submission.reply({ fieldErrors: { password: ["Incorrect password"] }, hideFields })
             : submission.reply({ formErrors: ["Something went wrong"], hideFields });
-    return data({ result: reply }, { status: login.kind === "network" ? 502 : 400 });
+    return data({ result: reply }, { status: signedIn.kind === "network" ? 502 : 400 });
   }
-  const words = login.data.user.twelveWords.split(" ");
-  const check = await api.checkLoggedIn({ email: login.data.user.email, twelveWords: words });
-  if (!check.ok) {
-    return data(
-      { result: submission.reply({ formErrors: ["Something went wrong"], hideFields }) },
-      { status: 502 },
-    );
-  }
-  const headers = await startUserSession(request, context, {
-    email: check.data.user.email,
-    words,
-    userId: check.data.user.userId,
-  });
-  return redirect("/home", { headers });
+  return redirect("/home", { headers: signedIn.headers });
 }
 
 export default function Login({ actionData }: Route.ComponentProps) {
-  const [form, fields] = useForm({
-    id: "login",
-    lastResult: actionData?.result,
-    constraint: getZodConstraint(schema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
-  });
+  const [form, fields] = useValidatedForm("login", schema, actionData?.result);
   return (
     <section className="card auth-card" aria-labelledby="login-title">
       <h1 id="login-title">Log in</h1>

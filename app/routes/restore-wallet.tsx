@@ -1,13 +1,15 @@
-import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
-import { getZodConstraint, parseWithZod } from "@conform-to/zod/v4";
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
 import { backend } from "../api.server";
+import { USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
+import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
 import { commitSession, requireAnonymous, type AppSession } from "../session.server";
 import type { Route } from "./+types/restore-wallet";
@@ -53,11 +55,6 @@ function spreadWords(formData: FormData): FormData {
   return formData;
 }
 
-// The backend's answers to a login with a throw-away password tell whether the
-// e-mail is registered (spec section 7, call 2 notes).
-const USER_NOT_FOUND = "User not found with this email address.";
-const WRONG_PASSWORD = "Password is inccorect";
-
 export function meta() {
   return [{ title: "Restore wallet — Coinkeep" }];
 }
@@ -95,6 +92,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     if (submission.status !== "success") {
       return data({ step: 1, result: submission.reply() }, { status: 400 });
     }
+    // A login with a throw-away password tells whether the e-mail is
+    // registered (spec section 7, call 2 notes).
     const probe = await api.login({
       email: submission.value.email,
       password: `probe-${crypto.randomUUID()}`,
@@ -185,14 +184,7 @@ function StepNav({ step }: { step: number }) {
 type Result = SubmissionResult<string[]> | undefined;
 
 function EmailStep({ result }: { result: Result }) {
-  const [form, fields] = useForm({
-    id: "restore-email",
-    lastResult: result,
-    constraint: getZodConstraint(emailSchema),
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: emailSchema }),
-  });
+  const [form, fields] = useValidatedForm("restore-email", emailSchema, result);
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
@@ -225,13 +217,7 @@ function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
 }
 
 function WordsStep({ result }: { result: Result }) {
-  const [form, fields] = useForm({
-    id: "restore-words",
-    lastResult: result,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onSubmit",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: wordsSchema }),
-  });
+  const [form, fields] = useValidatedForm("restore-words", wordsSchema, result, { revalidate: "onSubmit" });
 
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
@@ -280,13 +266,7 @@ function WordsStep({ result }: { result: Result }) {
 }
 
 function PasswordStep({ result }: { result: Result }) {
-  const [form, fields] = useForm({
-    id: "restore-password",
-    lastResult: result,
-    shouldValidate: "onSubmit",
-    shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: passwordSchema }),
-  });
+  const [form, fields] = useValidatedForm("restore-password", passwordSchema, result);
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
