@@ -166,6 +166,15 @@ test.describe("log in", () => {
     await page.getByLabel("Password").press("Enter");
     await expect(page).toHaveURL(/\/home$/);
     await expect(page.getByText(`Signed in as ${user.email}`)).toBeVisible();
+
+    // The browser holds only an opaque session id; the phrase is nowhere in the page.
+    const html = await page.content();
+    expect(html).not.toContain(user.words.slice(0, 3).join(" "));
+    expect(html).not.toContain(JSON.stringify(user.words.slice(0, 2)).slice(1, -1));
+    const cookies = await page.context().cookies();
+    const session = cookies.find((c) => c.name.endsWith("ck_session"));
+    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+    expect(session?.value).not.toContain(user.email.split("@")[0]);
   });
 
   test("Restore Wallet and Create Wallet buttons", async ({ page }, testInfo) => {
