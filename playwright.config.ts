@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import { defineConfig } from "@playwright/test";
 
 // End-to-end tests run against the production build (npm run test:e2e builds
@@ -9,6 +11,8 @@ const baseURL = `http://127.0.0.1:${port}`;
 // HTTP (BACKEND_URL); test fixtures then create users on that backend.
 const remote = process.env.E2E_BACKEND === "remote";
 process.env.E2E_API_URL = remote ? `http://127.0.0.1:${port + 1}` : baseURL;
+// The backend's data folder: operator commands in the tests run against it.
+process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `coinkeep-e2e-${port}`);
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -45,6 +49,11 @@ export default defineConfig({
     reuseExistingServer: false,
     stdout: "ignore",
     stderr: "pipe",
-    env: { PORT: String(port), HOST: "127.0.0.1", E2E_BACKEND: remote ? "remote" : "" },
+    env: {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      E2E_BACKEND: remote ? "remote" : "",
+      E2E_DATA_DIR: process.env.E2E_DATA_DIR,
+    },
   },
 });

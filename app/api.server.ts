@@ -3,6 +3,7 @@
 import type { RouterContextProvider } from "react-router";
 import { createBackendClient } from "./backend.server";
 import type { AppServices } from "./context";
+import { createPricesClient } from "./prices.server";
 import { services } from "./session.server";
 
 type Client = ReturnType<typeof createBackendClient>;
@@ -18,6 +19,25 @@ export function backend(context: Readonly<RouterContextProvider>): Client {
       ...(s.backendFetch ? { fetch: s.backendFetch } : {}),
     });
     clients.set(s, client);
+  }
+  return client;
+}
+
+type PricesClient = ReturnType<typeof createPricesClient>;
+const pricesClients = new WeakMap<AppServices, PricesClient>();
+
+/** The second client: the prices service (crypto prices and currency rates). */
+export function prices(context: Readonly<RouterContextProvider>): PricesClient {
+  const s = services(context);
+  let client = pricesClients.get(s);
+  if (!client) {
+    client = createPricesClient({
+      baseUrl: s.config.pricesBaseUrl,
+      appName: s.config.platform,
+      appUrl: s.config.appUrl,
+      ...(s.pricesFetch ? { fetch: s.pricesFetch } : {}),
+    });
+    pricesClients.set(s, client);
   }
   return client;
 }

@@ -41,11 +41,36 @@ const messageData = z.object({ success: z.literal(true), message: z.string() });
 
 const rejectionBody = z.object({ message: z.string() });
 
+const amount = z.string().regex(/^\d+(\.\d+)?$/u);
+
+const clientBalancesData = z.object({
+  balances: z.record(z.string(), amount),
+  wallets: z.array(z.object({ id: z.string(), wallet_crypto: z.string(), wallet_address: z.string() })),
+  transactions: z.array(
+    z.object({
+      id: z.string(),
+      date: z.string(),
+      wallet_id: z.string(),
+      recipient_wallet: z.string(),
+      amount_in_crypto: amount,
+      amount_in_dollar: z.string().nullable(),
+      transaction_id: z.string(),
+      transaction_crypto: z.string(),
+      status: z.string(),
+    }),
+  ),
+  messages: z.array(
+    z.object({ id: z.string(), created_at: z.string(), message: z.string(), open_status: z.number() }),
+  ),
+});
+
 export type CreateAccountData = z.infer<typeof createAccountData>;
 export type LoginData = z.infer<typeof loginData>;
 export type CheckLoggedInData = z.infer<typeof checkLoggedInData>;
 export type CheckPhraseData = z.infer<typeof messageData>;
 export type ChangePasswordData = z.infer<typeof messageData>;
+export type ClientBalancesData = z.infer<typeof clientBalancesData>;
+export type RequestWalletData = z.infer<typeof messageData>;
 
 export interface BackendRejected {
   ok: false;
@@ -87,12 +112,21 @@ export interface ChangePasswordInput {
   confirmPassword: string;
 }
 
+export interface ClientBalancesInput extends PhraseInput {
+  /** Newest first; at most this many transactions (1..1000). */
+  transactionsLimit?: number;
+  /** Only transactions older than this ISO date (paging). */
+  transactionsBefore?: string;
+}
+
 export interface BackendClient {
   createAccount(input: CreateAccountInput): Promise<BackendResult<CreateAccountData>>;
   login(input: LoginInput): Promise<BackendResult<LoginData>>;
   checkLoggedIn(input: PhraseInput): Promise<BackendResult<CheckLoggedInData>>;
   checkPhrase(input: PhraseInput): Promise<BackendResult<CheckPhraseData>>;
   changePassword(input: ChangePasswordInput): Promise<BackendResult<ChangePasswordData>>;
+  clientBalances(input: ClientBalancesInput): Promise<BackendResult<ClientBalancesData>>;
+  requestWallet(input: PhraseInput & { ticker: string }): Promise<BackendResult<RequestWalletData>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -199,6 +233,25 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
           password: input.password,
           confirmPassword: input.confirmPassword,
         },
+        messageData,
+      ),
+    clientBalances: (input) =>
+      call(
+        "/aml-client-balances",
+        {
+          email: input.email,
+          twelveWords: input.twelveWords.join(" "),
+          ...(input.transactionsLimit !== undefined ? { transactions_limit: input.transactionsLimit } : {}),
+          ...(input.transactionsBefore !== undefined
+            ? { transactions_before: input.transactionsBefore }
+            : {}),
+        },
+        clientBalancesData,
+      ),
+    requestWallet: (input) =>
+      call(
+        "/request-nonbtc-wallet",
+        { email: input.email, twelveWords: input.twelveWords.join(" "), request_text: input.ticker },
         messageData,
       ),
   };

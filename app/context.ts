@@ -10,6 +10,12 @@ export interface WebConfig {
   supportEmail: string;
   /** Base URL of the backend API, e.g. "http://127.0.0.1:3000/api". */
   backendBaseUrl: string;
+  /** Base URL of the prices service's API (GET /crypto-prices/current, /currencies). */
+  pricesBaseUrl: string;
+  /** This app's own URL, sent to the prices service as App_url. */
+  appUrl: string;
+  /** The external exchange behind 'Buy Crypto' (USD to BTC). */
+  buyCryptoUrl: string;
 }
 
 /** A dumb key-value table for encrypted session blobs (rows of web_sessions). */
@@ -24,6 +30,8 @@ export interface AppServices {
   config: WebConfig;
   /** In-process backend (the API handler itself); undefined when it is remote. */
   backendFetch: ((request: Request) => Promise<Response>) | undefined;
+  /** In-process prices service; undefined when it is remote. */
+  pricesFetch: ((request: Request) => Promise<Response>) | undefined;
   sessions: SessionKV;
 }
 

@@ -16,6 +16,7 @@ import { HoneypotProvider } from "remix-utils/honeypot/react";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { Notice } from "./components/notice";
+import { Toasts } from "./components/toasts";
 import { csrfFor, honeypotFor } from "./forms.server";
 import { commitSession, getSession, services } from "./session.server";
 
@@ -98,6 +99,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
         </a>
         <Outlet />
         {loaderData.notice ? <Notice key={loaderData.notice} message={loaderData.notice} /> : null}
+        <Toasts />
         <GlobalLoader />
         <ScrollToTop />
         <Hydrated />

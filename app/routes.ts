@@ -8,7 +8,12 @@ export default [
     route("restore-wallet", "routes/restore-wallet.tsx"),
   ]),
   route("fast-login", "routes/fast-login.tsx"),
-  layout("routes/protected-layout.tsx", [route("home", "routes/home.tsx")]),
+  layout("routes/protected-layout.tsx", [
+    route("home", "routes/home.tsx"),
+    route("wallet/:ticker", "routes/wallet.tsx"),
+    route("history", "routes/history.tsx"),
+  ]),
+  route("currency", "routes/currency.tsx"),
   route("logout", "routes/logout.tsx"),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;

@@ -28,6 +28,8 @@ export interface SessionData {
   created: SignedInUser;
   /** Restore flow state between steps; the phrase never travels in hidden inputs. */
   restore: { step: 2 | 3; email: string; words?: string[] };
+  /** The preferred display currency; a fresh session (every login) starts at USD. */
+  currency: string;
 }
 
 export interface FlashData {

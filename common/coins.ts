@@ -24,7 +24,13 @@ export const COINS: Readonly<Record<Ticker, Coin>> = {
   DOGE: { ticker: "DOGE", name: "Dogecoin", decimals: 8, network: "Dogecoin", icon: "/coins/doge.svg" },
   SOL: { ticker: "SOL", name: "Solana", decimals: 9, network: "Solana", icon: "/coins/sol.svg" },
   TRX: { ticker: "TRX", name: "TRON", decimals: 6, network: "TRON", icon: "/coins/trx.svg" },
-  USDT: { ticker: "USDT", name: "Tether", decimals: 6, network: "Ethereum (ERC-20)", icon: "/coins/usdt.svg" },
+  USDT: {
+    ticker: "USDT",
+    name: "Tether",
+    decimals: 6,
+    network: "Ethereum (ERC-20)",
+    icon: "/coins/usdt.svg",
+  },
   XRP: { ticker: "XRP", name: "XRP", decimals: 6, network: "XRP Ledger", icon: "/coins/xrp.svg" },
 };
 

@@ -12,11 +12,17 @@ const port = Number(process.env.PORT ?? 3210);
 const dirs = [];
 const children = [];
 
+// The backend's data folder is announced in E2E_DATA_DIR so tests can run
+// operator commands against the same database.
 function start(name, env) {
-  const dataDir = mkdtempSync(path.join(tmpdir(), `coinkeep-e2e-${name}-`));
+  const dataDir =
+    name === "web" && process.env.E2E_BACKEND === "remote"
+      ? mkdtempSync(path.join(tmpdir(), "coinkeep-e2e-web-"))
+      : process.env.E2E_DATA_DIR;
+  rmSync(dataDir, { recursive: true, force: true });
   dirs.push(dataDir);
   const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
-    env: { ...process.env, DATA_DIR: dataDir, ...env },
+    env: { ...process.env, DATA_DIR: dataDir, FEEDS_OFFLINE: "true", ...env },
     stdio: ["ignore", "inherit", "inherit"],
   });
   child.on("exit", (code) => {

@@ -28,6 +28,17 @@ const envSchema = z.object({
   BACKEND_SECRET: secret.optional(),
   COOKIE_SECURE: booleanFlag.optional(),
   SUPPORT_EMAIL: z.email().default("support@coinkeep.example"),
+  PRICES_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL ending in /api" })
+    .optional(),
+  FEEDS_OFFLINE: booleanFlag.default(false),
+  COINGECKO_URL: z.url({ protocol: /^https?$/ }).optional(),
+  ECB_URL: z.url({ protocol: /^https?$/ }).optional(),
+  BUY_CRYPTO_URL: z
+    .url({ protocol: /^https$/, error: "must be an https:// URL" })
+    .default("https://buy.moonpay.com/?baseCurrencyCode=usd&currencyCode=btc"),
+  USDT_NETWORK: z.enum(["erc20", "trc20"]).default("erc20"),
+  PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
 });
 
@@ -44,6 +55,16 @@ export interface Config {
   cookieSecure: boolean;
   supportEmail: string;
   maxBodyBytes: number;
+  /** A remote prices service (…/api); unset: served in-process. */
+  pricesUrl: string | undefined;
+  /** Never call the public price and rate sources; serve the shipped snapshots. */
+  feedsOffline: boolean;
+  coingeckoUrl: string | undefined;
+  ecbUrl: string | undefined;
+  buyCryptoUrl: string;
+  usdtNetwork: "erc20" | "trc20";
+  /** The app's public URL (sent to the prices service as App_url); default http://HOST:PORT. */
+  publicUrl: string | undefined;
 }
 
 export class ConfigError extends Error {}
@@ -94,5 +115,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cookieSecure: e.COOKIE_SECURE ?? e.NODE_ENV === "production",
     supportEmail: e.SUPPORT_EMAIL,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    pricesUrl: e.PRICES_URL?.replace(/\/+$/, ""),
+    feedsOffline: e.FEEDS_OFFLINE,
+    coingeckoUrl: e.COINGECKO_URL,
+    ecbUrl: e.ECB_URL,
+    buyCryptoUrl: e.BUY_CRYPTO_URL,
+    usdtNetwork: e.USDT_NETWORK,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
   };
 }

@@ -10,13 +10,19 @@ import { createRequestListener } from "@react-router/node";
 import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
 import type { AppServices } from "../app/context.ts";
 import { createApiHandler } from "./api/handler.ts";
+import { failure } from "./api/http.ts";
+import { createFeedRoutes } from "./feeds/routes.ts";
+import { runInServer } from "./ops/cli.ts";
+import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
-import { log } from "./log.ts";
+import { log } from "../common/log.ts";
 import { createStaticHandler } from "./static.ts";
 import { createSessionKV } from "./web-sessions.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+
+const notFound = () => failure(404, "Not found.");
 
 export async function startHost(config: Config) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -30,6 +36,20 @@ export async function startHost(config: Config) {
         backendSecret: config.backendSecret,
         maxBodyBytes: config.maxBodyBytes,
       });
+
+  // The prices service runs in-process unless PRICES_URL points elsewhere.
+  const feeds = config.pricesUrl
+    ? undefined
+    : createFeedRoutes({
+        offline: config.feedsOffline,
+        platform: config.platform,
+        ...(config.coingeckoUrl ? { coingeckoUrl: config.coingeckoUrl } : {}),
+        ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
+      });
+  const feedsFetch = feeds ? async (request: Request) => (await feeds(request)) ?? notFound() : undefined;
+  // /api: the public data routes first, then the accounts and wallets API.
+  const apiAll = async (request: Request) =>
+    (feeds ? await feeds(request) : undefined) ?? (api ? await api(request) : notFound());
 
   const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
   // The context key must be the very object the built app reads, so the app's
@@ -45,8 +65,12 @@ export async function startHost(config: Config) {
       cookieSecure: config.cookieSecure,
       supportEmail: config.supportEmail,
       backendBaseUrl: config.backendUrl ?? `http://${config.host}:${config.port}/api`,
+      pricesBaseUrl: config.pricesUrl ?? `http://${config.host}:${config.port}/api`,
+      appUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
+      buyCryptoUrl: config.buyCryptoUrl,
     },
     backendFetch: api,
+    pricesFetch: feedsFetch,
     sessions,
   };
 
@@ -59,7 +83,7 @@ export async function startHost(config: Config) {
       return context;
     },
   });
-  const apiListener = api ? createFetchListener(api) : undefined;
+  const apiListener = createFetchListener(apiAll);
   const serveStatic = createStaticHandler(path.join(root, "build/client"));
 
   function handle(req: IncomingMessage, res: ServerResponse) {
@@ -81,12 +105,7 @@ export async function startHost(config: Config) {
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
     });
-    if (pathname === "/api" || pathname.startsWith("/api/")) {
-      if (apiListener) return void apiListener(req, res);
-      res.statusCode = 404;
-      res.setHeader("Content-Type", "application/json; charset=utf-8");
-      return void res.end(JSON.stringify({ success: false, message: "Not found." }));
-    }
+    if (pathname === "/api" || pathname.startsWith("/api/")) return void apiListener(req, res);
     if (serveStatic(req, res, pathname)) return;
     if (pathname === "/favicon.ico") {
       res.statusCode = 404;
@@ -105,6 +124,16 @@ export async function startHost(config: Config) {
   const port = typeof address === "object" && address ? address.port : config.port;
   // With an ephemeral port (PORT=0) the in-process client must learn the real one.
   services.config.backendBaseUrl = config.backendUrl ?? `http://${config.host}:${port}/api`;
+  services.config.pricesBaseUrl = config.pricesUrl ?? `http://${config.host}:${port}/api`;
+  services.config.appUrl = config.publicUrl ?? `http://${config.host}:${port}`;
+
+  // Operators reach the embedded database through the server (server/ops/socket.ts).
+  const opsServer =
+    database.driver === "pglite"
+      ? await serveOpsSocket(opsSocketPath(config.dataDir), (argv) =>
+          runInServer(argv, { db: database.db, config }),
+        )
+      : undefined;
 
   const purge = setInterval(() => void sessions.purgeExpired().catch(() => {}), 10 * 60_000);
   purge.unref();
@@ -119,6 +148,7 @@ export async function startHost(config: Config) {
     port,
     async close() {
       clearInterval(purge);
+      await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await database.close();

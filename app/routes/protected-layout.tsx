@@ -1,14 +1,15 @@
+import { useEffect } from "react";
 import {
   Form,
   Link,
   NavLink,
   Outlet,
-  redirect,
+  useLocation,
+  useRevalidator,
   useSearchParams,
   type ShouldRevalidateFunctionArgs,
 } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { backend } from "../api.server";
 import {
   BellIcon,
   BuyIcon,
@@ -21,21 +22,16 @@ import {
   WalletIcon,
 } from "../components/icons";
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
-import { destroySession, requireUser, services } from "../session.server";
+import { multiply, ZERO } from "../lib/decimal";
+import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
+import { services } from "../session.server";
+import { loadWalletView, type WalletView } from "../wallet-view.server";
 import type { Route } from "./+types/protected-layout";
 
-/** The external exchange for 'Buy Crypto': USD to BTC, in a new tab. */
-const BUY_CRYPTO_URL = "https://buy.moonpay.com/?baseCurrencyCode=usd&currencyCode=btc";
-
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { session, user } = await requireUser(request, context);
-  // As the spec's client does on start: the stored e-mail and words are checked
-  // with the server; a failure of any kind signs the user out.
-  const check = await backend(context).checkLoggedIn({ email: user.email, twelveWords: user.words });
-  if (!check.ok) {
-    throw redirect("/", { headers: { "Set-Cookie": await destroySession(session, context) } });
-  }
-  return { email: user.email, supportEmail: services(context).config.supportEmail };
+  const { view } = await loadWalletView(request, context);
+  const config = services(context).config;
+  return { view, supportEmail: config.supportEmail, buyCryptoUrl: config.buyCryptoUrl };
 }
 
 /** The URL without its `modal` parameter. */
@@ -59,7 +55,15 @@ export function shouldRevalidate({
   return defaultShouldRevalidate;
 }
 
-function NavItems({ supportEmail, exitUrl }: { supportEmail: string; exitUrl: string }) {
+function NavItems({
+  supportEmail,
+  exitUrl,
+  buyCryptoUrl,
+}: {
+  supportEmail: string;
+  exitUrl: string;
+  buyCryptoUrl: string;
+}) {
   return (
     <ul className="nav-list">
       <li>
@@ -68,7 +72,7 @@ function NavItems({ supportEmail, exitUrl }: { supportEmail: string; exitUrl: st
         </NavLink>
       </li>
       <li>
-        <a href={BUY_CRYPTO_URL} target="_blank" rel="noopener noreferrer">
+        <a href={buyCryptoUrl} target="_blank" rel="noopener noreferrer">
           <BuyIcon /> Buy Crypto <span className="visually-hidden">(opens in a new tab)</span>
         </a>
       </li>
@@ -121,17 +125,80 @@ function ExitModal() {
   );
 }
 
+/** Balances, prices and rates refresh every 60 s while the page is visible (scripts on). */
+function usePolling(ms = 60_000) {
+  const revalidator = useRevalidator();
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible" && revalidator.state === "idle")
+        void revalidator.revalidate();
+    }, ms);
+    return () => clearInterval(timer);
+  }, [revalidator, ms]);
+}
+
+function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean }) {
+  const usd = parseDecimal(view.totalUsd);
+  const rate = parseDecimal(view.multiplier);
+  const value = usd && rate ? multiply(usd, rate) : ZERO;
+  return (
+    <div className={mobile ? "total total-mobile" : "total"}>
+      <span className="total-label">Total balance</span>
+      <span className="total-value">{formatTotal(value, view.currency, { mobile })}</span>
+    </div>
+  );
+}
+
+/** Toggles open and closed; choosing a currency posts it (works without scripts). */
+export function CurrencyPicker({ current, id }: { current: string; id: string }) {
+  const location = useLocation();
+  return (
+    <details className="currency-picker">
+      <summary aria-label={`Currency: ${current}. Change currency`}>
+        {current} {currencySymbol(current)}
+      </summary>
+      <Form method="post" action="/currency" className="currency-options" aria-labelledby={`${id}-label`}>
+        <span id={`${id}-label`} className="visually-hidden">
+          Choose a currency
+        </span>
+        <AuthenticityTokenInput />
+        <input type="hidden" name="redirectTo" value={`${location.pathname}${location.search}`} />
+        {CURRENCIES.map((code) => (
+          <button
+            key={code}
+            type="submit"
+            name="currency"
+            value={code}
+            aria-pressed={code === current}
+            className="currency-option"
+          >
+            {code} {currencySymbol(code)}
+          </button>
+        ))}
+      </Form>
+    </details>
+  );
+}
+
 export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const [params] = useSearchParams();
   const exitUrl = useOpenUrl("exit");
+  const { view } = loaderData;
+  usePolling();
   return (
     <div className="app-shell">
       <aside className="sidebar" aria-label="Sidebar">
         <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
           <Logo />
         </Link>
+        <Total view={view} />
+        <CurrencyPicker current={view.currency} id="sidebar-currency" />
         <nav aria-label="Main">
-          <NavItems supportEmail={loaderData.supportEmail} exitUrl={exitUrl} />
+          <NavItems
+            supportEmail={loaderData.supportEmail}
+            exitUrl={exitUrl}
+            buyCryptoUrl={loaderData.buyCryptoUrl}
+          />
         </nav>
       </aside>
       <header className="mobile-header">
@@ -143,11 +210,31 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
             <MenuIcon />
           </summary>
           <nav aria-label="Menu">
-            <NavItems supportEmail={loaderData.supportEmail} exitUrl={exitUrl} />
+            <NavItems
+              supportEmail={loaderData.supportEmail}
+              exitUrl={exitUrl}
+              buyCryptoUrl={loaderData.buyCryptoUrl}
+            />
           </nav>
         </details>
       </header>
+      <div className="mobile-summary">
+        <Total view={view} mobile />
+        <CurrencyPicker current={view.currency} id="mobile-currency" />
+      </div>
       <main id="main" className="app-main">
+        {view.balancesUnavailable ? (
+          <p className="banner banner-error" role="alert">
+            Your balances could not be loaded just now. They will refresh shortly.
+          </p>
+        ) : null}
+        {view.pricesStale ? (
+          <p className="banner">
+            {view.pricesAsOf
+              ? `Prices may be out of date: last updated ${formatDateTime(view.pricesAsOf)}.`
+              : "Prices are not available right now."}
+          </p>
+        ) : null}
         <Outlet />
       </main>
       <nav className="bottom-bar" aria-label="Quick links">
@@ -155,7 +242,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
           <WalletIcon />
         </Link>
         <a
-          href={BUY_CRYPTO_URL}
+          href={loaderData.buyCryptoUrl}
           target="_blank"
           rel="noopener noreferrer"
           aria-label="Buy Crypto (opens in a new tab)"

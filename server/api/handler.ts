@@ -10,7 +10,8 @@
 //   400 missing or unknown platform · 400 schema (strict objects).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
-import { log } from "../log.ts";
+import { coinFor } from "../../common/coins.ts";
+import { log } from "../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
 import {
   changePassword,
@@ -20,6 +21,7 @@ import {
   type AccountsContext,
 } from "../domain/accounts.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
+import { clientBalances, requestWallet } from "../domain/wallets.ts";
 import {
   failure,
   isJsonContentType,
@@ -29,7 +31,14 @@ import {
   Rejection,
   type Issue,
 } from "./http.ts";
-import { changePasswordBody, createAccountBody, loginBody, phraseBody } from "./schemas.ts";
+import {
+  changePasswordBody,
+  clientBalancesBody,
+  createAccountBody,
+  loginBody,
+  phraseBody,
+  walletRequestBody,
+} from "./schemas.ts";
 
 export interface ApiHandlerOptions {
   db: AppDb;
@@ -62,6 +71,9 @@ export const MESSAGES = {
   loggedIn: "Logged in.",
   phraseAccepted: "Phrase accepted.",
   passwordChanged: "Password changed.",
+  walletRequested: "Wallet requested.",
+  walletAlreadyRequested: "Wallet already requested.",
+  unsupportedCoin: "Unsupported coin.",
 } as const;
 
 interface Route<S extends z.ZodType> {
@@ -127,6 +139,35 @@ const routes = new Map<string, Route<z.ZodType>>([
       const result = await changePassword(ctx, body.email, body.twelveWords, body.password);
       if (!result.ok) return failure(401, MESSAGES.wrongPhrase);
       return json(200, { success: true, message: MESSAGES.passwordChanged });
+    }),
+  ],
+  [
+    "/api/aml-client-balances",
+    route(clientBalancesBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      const data = await clientBalances(ctx.db, result.userId, {
+        ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
+        ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
+      });
+      return json(200, data);
+    }),
+  ],
+  [
+    "/api/request-nonbtc-wallet",
+    route(walletRequestBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      // The call's name is historical: any supported coin, BTC included, is requested here.
+      const coin = coinFor(body.request_text.trim());
+      if (!coin) return failure(400, MESSAGES.unsupportedCoin);
+      const requested = await requestWallet(ctx.db, result.userId, coin.ticker);
+      // The account was found a moment ago; gone now means it no longer holds these credentials.
+      if (!requested.ok) return failure(401, MESSAGES.invalidCredentials);
+      return json(200, {
+        success: true,
+        message: requested.created ? MESSAGES.walletRequested : MESSAGES.walletAlreadyRequested,
+      });
     }),
   ],
 ]);

@@ -48,3 +48,28 @@ export const changePasswordBody = z.strictObject({
   password,
   confirmPassword: password,
 });
+
+/** Call 4: optional paging of the transactions (newest first). */
+export const clientBalancesBody = z.strictObject({
+  platform,
+  email,
+  twelveWords,
+  transactions_limit: z
+    .number("Must be a whole number from 1 to 1000.")
+    .int("Must be a whole number from 1 to 1000.")
+    .min(1, "Must be a whole number from 1 to 1000.")
+    .max(1000, "Must be a whole number from 1 to 1000.")
+    .optional(),
+  transactions_before: z.iso
+    .datetime({ offset: true, error: "Must be an ISO 8601 date and time, like 2025-01-31T12:00:00.000Z." })
+    .transform((value) => new Date(value))
+    .optional(),
+});
+
+/** Call 5: request_text is the ticker, in any case; an unknown one is answered by the route. */
+export const walletRequestBody = z.strictObject({
+  platform,
+  email,
+  twelveWords,
+  request_text: z.string().max(64, "Must be at most 64 characters."),
+});

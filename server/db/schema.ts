@@ -1,7 +1,22 @@
 // The database schema, shared by both drivers (PGlite and node-postgres).
 // Migrations in ./migrations are generated from this file by drizzle-kit:
 //   npx drizzle-kit generate --name <change>
-import { index, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  check,
+  foreignKey,
+  index,
+  jsonb,
+  numeric,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  unique,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 
 export const users = pgTable("users", {
   id: uuid("id").primaryKey().defaultRandom(),
@@ -35,3 +50,225 @@ export const webSessions = pgTable(
 );
 
 export type User = typeof users.$inferSelect;
+
+// ---------------------------------------------------------------------------
+// Wallets and the ledger. Amounts are integers of the coin's base unit
+// (COINS[coin].decimals in common/coins.ts) in numeric(78,0) columns, read as
+// bigint; USD values are decimal strings (text), never floats.
+// ---------------------------------------------------------------------------
+
+/** Up to 78 decimal digits: any uint256 amount fits. */
+const units = (name: string) => numeric(name, { precision: 78, scale: 0, mode: "bigint" });
+/** Millisecond precision, so an ISO date handed out round-trips exactly (paging by date). */
+const createdAt = () => timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow();
+
+/**
+ * One wallet per (user, coin). States (spec section 4): no row = hasNoWallet;
+ * address NULL = walletIsRequested ('Not added yet'); address set = hasWallet.
+ */
+export const wallets = pgTable(
+  "wallets",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    /** A ticker of common/coins.ts TICKERS. */
+    coin: text("coin").notNull(),
+    /** The deposit address; NULL until an operator issues one. */
+    address: text("address"),
+    requestedAt: timestamp("requested_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    issuedAt: timestamp("issued_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    unique("wallets_user_coin_unique").on(t.userId, t.coin),
+    // The target of the ledger accounts' (wallet_id, coin) foreign key: an account has its wallet's coin.
+    unique("wallets_id_coin_unique").on(t.id, t.coin),
+    // A deposit address belongs to one wallet of its coin, so a deposit is never ambiguous.
+    uniqueIndex("wallets_coin_address_unique")
+      .on(t.coin, t.address)
+      .where(sql`address IS NOT NULL`),
+    index("wallets_pending_requests_idx")
+      .on(t.requestedAt)
+      .where(sql`address IS NULL`),
+    check("wallets_issued_consistent", sql`(address IS NULL) = (issued_at IS NULL)`),
+  ],
+);
+
+/**
+ * The ledger's accounts. A 'wallet' account belongs to one wallet (its balance is
+ * the wallet's available balance); the other kinds are one system account per
+ * coin: 'deposits' (the outside world's side of every deposit, so it runs
+ * negative), 'withdrawals_pending' (held sends) and 'withdrawals_settled'.
+ */
+export const ledgerAccounts = pgTable(
+  "ledger_accounts",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    coin: text("coin").notNull(),
+    kind: text("kind").notNull(),
+    walletId: uuid("wallet_id").unique("ledger_accounts_wallet_unique"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    // The target of the transfers' (account, coin) foreign keys: both sides of a transfer have its coin.
+    unique("ledger_accounts_id_coin_unique").on(t.id, t.coin),
+    foreignKey({
+      name: "ledger_accounts_wallet_coin_fk",
+      columns: [t.walletId, t.coin],
+      foreignColumns: [wallets.id, wallets.coin],
+    }),
+    uniqueIndex("ledger_accounts_system_unique")
+      .on(t.coin, t.kind)
+      .where(sql`wallet_id IS NULL`),
+    check(
+      "ledger_accounts_kind_valid",
+      sql`kind IN ('wallet', 'deposits', 'withdrawals_pending', 'withdrawals_settled')`,
+    ),
+    check("ledger_accounts_wallet_kind", sql`(kind = 'wallet') = (wallet_id IS NOT NULL)`),
+  ],
+);
+
+/**
+ * The ledger: append-only (no UPDATE, DELETE or TRUNCATE; a trigger in the
+ * migration refuses them). Each row moves `amount` from the debit account to
+ * the credit account; an account's balance is its credits minus its debits.
+ *   deposit          deposits            → wallet
+ *   withdrawal_hold  wallet              → withdrawals_pending
+ *   withdrawal_post  withdrawals_pending → withdrawals_settled  (pending_id = the hold)
+ *   withdrawal_void  withdrawals_pending → wallet               (pending_id = the hold)
+ */
+export const ledgerTransfers = pgTable(
+  "ledger_transfers",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    coin: text("coin").notNull(),
+    debitAccountId: uuid("debit_account_id").notNull(),
+    creditAccountId: uuid("credit_account_id").notNull(),
+    amount: units("amount").notNull(),
+    kind: text("kind").notNull(),
+    /** The on-chain transaction id of a deposit. */
+    externalTxId: text("external_tx_id"),
+    /** A post or void names the hold it resolves. */
+    pendingId: uuid("pending_id"),
+    /** The USD value at the time, as a decimal string. */
+    amountUsd: text("amount_usd"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    foreignKey({
+      name: "ledger_transfers_debit_fk",
+      columns: [t.debitAccountId, t.coin],
+      foreignColumns: [ledgerAccounts.id, ledgerAccounts.coin],
+    }),
+    foreignKey({
+      name: "ledger_transfers_credit_fk",
+      columns: [t.creditAccountId, t.coin],
+      foreignColumns: [ledgerAccounts.id, ledgerAccounts.coin],
+    }),
+    foreignKey({ name: "ledger_transfers_pending_fk", columns: [t.pendingId], foreignColumns: [t.id] }),
+    check("ledger_transfers_amount_positive", sql`amount > 0`),
+    check("ledger_transfers_distinct_accounts", sql`debit_account_id <> credit_account_id`),
+    check(
+      "ledger_transfers_kind_valid",
+      sql`kind IN ('deposit', 'withdrawal_hold', 'withdrawal_post', 'withdrawal_void')`,
+    ),
+    check("ledger_transfers_deposit_txid", sql`(kind = 'deposit') = (external_tx_id IS NOT NULL)`),
+    check(
+      "ledger_transfers_resolution_pending",
+      sql`(kind IN ('withdrawal_post', 'withdrawal_void')) = (pending_id IS NOT NULL)`,
+    ),
+    // An on-chain transaction is credited once per coin.
+    uniqueIndex("ledger_transfers_coin_external_tx_unique")
+      .on(t.coin, t.externalTxId)
+      .where(sql`external_tx_id IS NOT NULL`),
+    // A hold is posted or voided exactly once.
+    uniqueIndex("ledger_transfers_pending_unique")
+      .on(t.pendingId)
+      .where(sql`pending_id IS NOT NULL`),
+    index("ledger_transfers_debit_idx").on(t.debitAccountId),
+    index("ledger_transfers_credit_idx").on(t.creditAccountId, t.createdAt),
+  ],
+);
+
+/** Send requests; the money side is the hold transfer and, once decided, its post or void. */
+export const withdrawals = pgTable(
+  "withdrawals",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    walletId: uuid("wallet_id")
+      .notNull()
+      .references(() => wallets.id),
+    amount: units("amount").notNull(),
+    /** The USD value when requested, as a decimal string. */
+    amountUsd: text("amount_usd"),
+    destination: text("destination").notNull(),
+    /** 'pending' | 'Confirmed' | 'Declined', spelled as the clients show them. */
+    status: text("status").notNull().default("pending"),
+    holdTransferId: uuid("hold_transfer_id")
+      .notNull()
+      .unique("withdrawals_hold_transfer_unique")
+      .references(() => ledgerTransfers.id),
+    decidedAt: timestamp("decided_at", { withTimezone: true, precision: 3 }),
+    declineReason: text("decline_reason"),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index("withdrawals_wallet_created_idx").on(t.walletId, t.createdAt),
+    check("withdrawals_amount_positive", sql`amount > 0`),
+    check("withdrawals_status_valid", sql`status IN ('pending', 'Confirmed', 'Declined')`),
+    check("withdrawals_decided_consistent", sql`(status = 'pending') = (decided_at IS NULL)`),
+  ],
+);
+
+/** Compliance messages to one user, or (user_id NULL) to every user. */
+export const messages = pgTable(
+  "messages",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** NULL: a message to every user. */
+    userId: uuid("user_id").references(() => users.id),
+    message: text("message").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("messages_user_created_idx").on(t.userId, t.createdAt)],
+);
+
+/**
+ * Who opened which message: a row means open_status 1 for that user, no row 0.
+ * One row per recipient, so a message to everyone is opened per user.
+ */
+export const messageReads = pgTable(
+  "message_reads",
+  {
+    messageId: uuid("message_id")
+      .notNull()
+      .references(() => messages.id),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    openedAt: timestamp("opened_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.messageId, t.userId] })],
+);
+
+/** What operators (and the system) did: append-only, never holds secrets. */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    actor: text("actor").notNull(),
+    action: text("action").notNull(),
+    subject: text("subject"),
+    details: jsonb("details").notNull().default({}),
+    createdAt: createdAt(),
+  },
+  (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_subject_idx").on(t.subject)],
+);
+
+export type Wallet = typeof wallets.$inferSelect;
+export type LedgerAccount = typeof ledgerAccounts.$inferSelect;
+export type LedgerTransfer = typeof ledgerTransfers.$inferSelect;
+export type Withdrawal = typeof withdrawals.$inferSelect;
+export type Message = typeof messages.$inferSelect;
+export type AuditEntry = typeof auditLog.$inferSelect;

@@ -6,6 +6,7 @@ import {
   type Page,
   type TestInfo,
 } from "@playwright/test";
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
 
 export const PLATFORM = "CK";
@@ -90,4 +91,30 @@ export async function login(page: Page, testInfo: TestInfo, user: { email: strin
   await page.getByRole("button", { name: "Log In" }).click();
   await expect(page).toHaveURL(/\/home$/);
   await waitForReady(page, testInfo);
+}
+
+/**
+ * Runs an operator command (npm run ops -- …) against the test server's
+ * database, as an operator would, and returns what it printed.
+ */
+export function ops(...args: string[]): string {
+  const dataDir = process.env.E2E_DATA_DIR;
+  if (!dataDir) throw new Error("E2E_DATA_DIR is not set");
+  return execFileSync(process.execPath, ["server/ops/cli.ts", ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, OPERATOR: "e2e-operator" },
+    encoding: "utf8",
+    timeout: 30_000,
+  });
+}
+
+/** The id of `email`'s wallet for `ticker`, from the operator's list of requests. */
+export function requestedWalletId(email: string, ticker: string): string {
+  const requests = JSON.parse(ops("requests", "--json")) as {
+    email: string;
+    coin: string;
+    walletId: string;
+  }[];
+  const found = requests.find((r) => r.email === email && r.coin === ticker);
+  if (!found) throw new Error(`no ${ticker} wallet request for ${email}`);
+  return found.walletId;
 }

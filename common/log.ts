@@ -1,4 +1,5 @@
-// Structured logs: one JSON object per line on stdout. Callers pass only
+// Structured logs: one JSON object per line (info on stdout, the rest on stderr),
+// used by the host, the backend and the web tier's server code. Callers pass only
 // what is safe to keep; request bodies, query strings, passwords, phrases and
 // session ids are never handed to the logger.
 type Fields = Record<string, string | number | boolean | null | undefined>;

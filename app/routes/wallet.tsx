@@ -1,0 +1,167 @@
+import { Form, Link, redirect, useRevalidator } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { coinFor } from "../../common/coins";
+import { backend } from "../api.server";
+import { CoinIcon } from "../components/coin-icon";
+import { CopyButton } from "../components/copy-button";
+import { CloseIcon, RefreshIcon } from "../components/icons";
+import { fiat } from "../components/money";
+import { SubmitButton } from "../components/submit-button";
+import { TransactionList } from "../components/transactions";
+import { useHydrated } from "../components/hydrated";
+import { useWalletView } from "../components/use-wallet-view";
+import { readForm } from "../forms.server";
+import { formatWalletBalance, parseDecimal } from "../lib/format";
+import { commitSession, requireUser } from "../session.server";
+import type { Route } from "./+types/wallet";
+
+const PAGE_SIZE = 50;
+
+export function meta({ params }: Route.MetaArgs) {
+  return [{ title: `${(params.ticker ?? "").toUpperCase()} wallet — Coinkeep` }];
+}
+
+export async function loader({ request, params, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  const coin = coinFor(params.ticker);
+  // A ticker we do not support goes to /home; the path is always lower-case.
+  if (!coin) throw redirect("/home");
+  if (params.ticker !== coin.ticker.toLowerCase()) throw redirect(`/wallet/${coin.ticker.toLowerCase()}`);
+
+  const url = new URL(request.url);
+  const before = url.searchParams.get("before");
+  const answer = await backend(context).clientBalances({
+    email: user.email,
+    twelveWords: user.words,
+    transactionsLimit: 1000,
+    ...(before && !Number.isNaN(Date.parse(before)) ? { transactionsBefore: before } : {}),
+  });
+  const all = answer.ok
+    ? answer.data.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)
+    : [];
+  const page = all.slice(0, PAGE_SIZE);
+  return {
+    ticker: coin.ticker,
+    transactions: page,
+    olderThan: all.length > PAGE_SIZE ? (page.at(-1)?.date ?? null) : null,
+    expand: url.searchParams.get("tx"),
+  };
+}
+
+export async function action({ request, params, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  const { session, user } = await requireUser(request, context);
+  const coin = coinFor(params.ticker);
+  if (!coin) throw redirect("/home");
+  if (formData.get("intent") === "request") {
+    const answer = await backend(context).requestWallet({
+      email: user.email,
+      twelveWords: user.words,
+      ticker: coin.ticker,
+    });
+    session.flash(
+      "notice",
+      answer.ok ? answer.data.message : `The ${coin.ticker} wallet could not be requested: ${answer.message}`,
+    );
+  }
+  return redirect(`/wallet/${coin.ticker.toLowerCase()}`, {
+    headers: { "Set-Cookie": await commitSession(session, context) },
+  });
+}
+
+export default function Wallet({ loaderData }: Route.ComponentProps) {
+  const view = useWalletView();
+  const revalidator = useRevalidator();
+  const hydrated = useHydrated();
+  const row = view.rows.find((r) => r.ticker === loaderData.ticker);
+  if (!row) return null;
+  const balance = parseDecimal(row.balance);
+  const path = `/wallet/${row.ticker.toLowerCase()}`;
+  return (
+    <section aria-labelledby="coin-title" className="wallet-page">
+      <div className="wallet-head">
+        <CoinIcon src={row.icon} size={48} />
+        <div>
+          <h1 id="coin-title">
+            {row.name} <span className="coin-ticker">{row.ticker}</span>
+          </h1>
+        </div>
+        <div className="wallet-head-actions">
+          <Link
+            to={path}
+            className="icon-button"
+            aria-label="Refresh"
+            onClick={(event) => {
+              if (!hydrated) return;
+              event.preventDefault();
+              void revalidator.revalidate();
+            }}
+          >
+            <RefreshIcon />
+          </Link>
+          <Link to="/home" className="icon-button" aria-label="Close">
+            <CloseIcon />
+          </Link>
+        </div>
+      </div>
+
+      <div className="card wallet-card">
+        <p className="wallet-balance">
+          <span className="visually-hidden">Balance: </span>
+          {formatWalletBalance(balance)} {row.ticker}
+        </p>
+        <p className="wallet-value">{fiat(row.valueUsd, view.currency, view.multiplier)}</p>
+        {row.state === "issued" && row.address ? (
+          <div className="wallet-address">
+            <span className="muted">Wallet address</span>
+            <span className="mono address-text">{row.address}</span>
+          </div>
+        ) : null}
+        <div className="actions">
+          {row.state === "issued" && row.address ? (
+            <>
+              <button type="button" className="button button-primary" disabled aria-describedby="send-note">
+                Send {row.ticker}
+              </button>
+              <CopyButton text={row.address} label="Copy wallet address" toast="Copied" />
+            </>
+          ) : row.state === "requested" ? (
+            <button type="button" className="button button-secondary" disabled>
+              Wallet Requested
+            </button>
+          ) : (
+            <Form method="post">
+              <AuthenticityTokenInput />
+              <SubmitButton name="intent" value="request">
+                Request {row.ticker} Wallet
+              </SubmitButton>
+            </Form>
+          )}
+        </div>
+        {row.state === "issued" ? (
+          <p id="send-note" className="muted small">
+            Sending from Coinkeep is not open yet; your {row.ticker} can be received at the address above.
+          </p>
+        ) : row.state === "requested" ? (
+          <p className="muted small">
+            We are preparing your {row.ticker} address. It will appear here once issued.
+          </p>
+        ) : null}
+      </div>
+
+      <h2>Transactions</h2>
+      <TransactionList
+        transactions={loaderData.transactions}
+        walletAddresses={row.walletId ? { [row.walletId]: row.address } : {}}
+        currency={view.currency}
+        multiplier={view.multiplier}
+        expandId={loaderData.expand}
+      />
+      {loaderData.olderThan ? (
+        <p>
+          <Link to={`${path}?before=${encodeURIComponent(loaderData.olderThan)}`}>Older transactions</Link>
+        </p>
+      ) : null}
+    </section>
+  );
+}

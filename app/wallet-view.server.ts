@@ -1,0 +1,140 @@
+// What every signed-in page shows around its content: the nine coins with
+// balances, prices and values, the total, the display currency. One call to
+// the backend (call 4) and two to the prices service (prices, rates).
+import { redirect, type RouterContextProvider } from "react-router";
+import { COINS, TICKERS, type Ticker } from "../common/coins";
+import { backend, prices } from "./api.server";
+import type { ClientBalancesData } from "./backend.server";
+import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "./lib/decimal";
+import { isCurrency, type Currency } from "./lib/format";
+import { log } from "../common/log";
+import { destroySession, requireUser, type SignedInUser } from "./session.server";
+
+/** 'Not added yet' in wallet_address means requested but not issued (spec section 3). */
+export const NOT_ADDED_YET = "Not added yet";
+
+/** Prices older than this are flagged as stale on the page. */
+const STALE_AFTER_MS = 10 * 60_000;
+
+export type WalletState = "none" | "requested" | "issued";
+
+export interface CoinRow {
+  ticker: Ticker;
+  name: string;
+  icon: string;
+  state: WalletState;
+  walletId: string | null;
+  address: string | null;
+  /** Exact decimal strings. */
+  balance: string;
+  /** USD price, or null when no price is known. */
+  price: string | null;
+  change: string | null;
+  /** balance × USD price (exact). */
+  valueUsd: string;
+}
+
+export interface WalletView {
+  email: string;
+  currency: Currency;
+  /** USD → currency multiplier (exact decimal string). */
+  multiplier: string;
+  rows: CoinRow[];
+  totalUsd: string;
+  /** When the prices describe; null when none could be had at all. */
+  pricesAsOf: string | null;
+  pricesStale: boolean;
+  /** Set when the balances could not be fetched (they show as zero then). */
+  balancesUnavailable: boolean;
+}
+
+function plain(value: Decimal): string {
+  return toFixed(value, Math.min(value.scale, 30));
+}
+
+/** The signed-in user, their balances (call 4) and today's prices and rates. */
+export async function loadWalletView(
+  request: Request,
+  context: Readonly<RouterContextProvider>,
+): Promise<{ user: SignedInUser; view: WalletView; balances: ClientBalancesData | null }> {
+  const { session, user } = await requireUser(request, context);
+  const [balances, priceList, rates] = await Promise.all([
+    backend(context).clientBalances({ email: user.email, twelveWords: user.words, transactionsLimit: 1 }),
+    prices(context).currentPrices(),
+    prices(context).currencies(),
+  ]);
+
+  // The stored e-mail and words no longer check out (spec section 4): sign out.
+  if (!balances.ok && balances.kind === "rejected" && balances.status === 401) {
+    throw redirect("/", { headers: { "Set-Cookie": await destroySession(session, context) } });
+  }
+  if (!balances.ok) log.warn("Error fetching client balances", { reason: balances.message });
+  if (!priceList.ok) log.warn("Error fetching crypto prices", { reason: priceList.message });
+  if (!rates.ok) log.warn("Error fetching currency rates", { reason: rates.message });
+
+  const stored = session.get("currency");
+  const currency: Currency = isCurrency(stored) ? stored : "USD";
+  const rate = rates.ok ? parseDecimal(rates.data.rates[currency]?.current_price) : undefined;
+  // Without a rate for the chosen currency, figures fall back to USD rather than being wrong.
+  const shownCurrency: Currency = rate ? currency : "USD";
+  const multiplier = rate ?? { units: 1n, scale: 0 };
+
+  const priceBy = new Map<string, { price: Decimal; change: string | null }>();
+  if (priceList.ok) {
+    for (const entry of priceList.data.cryptoPrices) {
+      const price = parseDecimal(entry.last_price);
+      // A price that is not a number is skipped (spec section 8).
+      if (!price) {
+        log.warn("Skipping a coin price that is not a number", { ticker: entry.ticker });
+        continue;
+      }
+      priceBy.set(entry.ticker.toUpperCase(), { price, change: entry.todays_change_perc ?? null });
+    }
+  }
+
+  const data = balances.ok ? balances.data : null;
+  const rows: CoinRow[] = TICKERS.map((ticker) => {
+    const coin = COINS[ticker];
+    const wallet = data?.wallets.find((w) => w.wallet_crypto.toUpperCase() === ticker);
+    const balance = (wallet && parseDecimal(data?.balances[wallet.id])) || ZERO;
+    const quote = priceBy.get(ticker);
+    const valueUsd = quote ? multiply(balance, quote.price) : ZERO;
+    const issued = wallet !== undefined && wallet.wallet_address !== NOT_ADDED_YET;
+    return {
+      ticker,
+      name: coin.name,
+      icon: coin.icon,
+      state: wallet ? (issued ? "issued" : "requested") : "none",
+      walletId: wallet?.id ?? null,
+      address: issued ? wallet.wallet_address : null,
+      balance: plain(balance),
+      price: quote ? plain(quote.price) : null,
+      change: quote?.change ?? null,
+      valueUsd: plain(valueUsd),
+    };
+  });
+  // Sorted by USD value, descending; equal values keep the coin table's order.
+  rows.sort((a, b) => compare(parseDecimal(b.valueUsd) ?? ZERO, parseDecimal(a.valueUsd) ?? ZERO));
+  const totalUsd = rows.reduce((sum, row) => add(sum, parseDecimal(row.valueUsd) ?? ZERO), ZERO);
+
+  const asOf = priceList.ok ? priceList.data.asOf : null;
+  const stale =
+    !priceList.ok ||
+    priceList.data.source !== "live" ||
+    (asOf !== null && Date.now() - new Date(asOf).getTime() > STALE_AFTER_MS);
+
+  return {
+    user,
+    balances: data,
+    view: {
+      email: user.email,
+      currency: shownCurrency,
+      multiplier: plain(multiplier),
+      rows,
+      totalUsd: plain(totalUsd),
+      pricesAsOf: asOf,
+      pricesStale: stale,
+      balancesUnavailable: !balances.ok,
+    },
+  };
+}

@@ -1,0 +1,413 @@
+// Wallets: one per (user, coin), requested by the user, given a deposit
+// address by an operator. And the client-balances view of spec call 4.
+//
+// States (spec section 4): no row = hasNoWallet; a row without an address =
+// walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
+import { and, asc, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { isTicker, type Ticker } from "../../common/coins.ts";
+import type { AppDb } from "../db/index.ts";
+import {
+  ledgerAccounts,
+  ledgerTransfers,
+  messageReads,
+  messages,
+  users,
+  wallets,
+  withdrawals,
+  type Wallet,
+} from "../db/schema.ts";
+import { isUniqueViolation } from "./accounts.ts";
+import { formatAmount } from "./amounts.ts";
+import { balancesForUser, balancesForWallets, isUuid, openWalletAccount } from "./ledger.ts";
+
+/** How call 4 shows a requested wallet that has no address yet. */
+export const NOT_ADDED_YET = "Not added yet";
+/** How call 4 marks a received transaction in recipient_wallet. */
+export const INCOMING_TRANSACTION = "Incoming Transaction";
+export const MAX_TRANSACTIONS = 1000;
+/** Call 4 returns at most this many messages, newest first. */
+export const MAX_MESSAGES = 1000;
+
+export interface WalletInfo {
+  id: string;
+  userId: string;
+  coin: Ticker;
+  address: string | null;
+  requestedAt: Date;
+  issuedAt: Date | null;
+}
+
+function toInfo(row: Wallet): WalletInfo {
+  if (!isTicker(row.coin)) throw new Error(`unknown coin in the database: ${row.coin}`);
+  return { ...row, coin: row.coin };
+}
+
+function isForeignKeyViolation(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current && typeof current === "object"; depth++) {
+    if ((current as { code?: unknown }).code === "23503") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+export type RequestWalletResult =
+  { ok: true; created: boolean; wallet: WalletInfo } | { ok: false; reason: "user-not-found" };
+
+/**
+ * Requests the user's wallet for a coin, with its ledger account. Idempotent:
+ * when the wallet exists (requested or issued), it is returned with
+ * created: false and nothing is written. Concurrent requests create one.
+ */
+export async function requestWallet(db: AppDb, userId: string, ticker: Ticker): Promise<RequestWalletResult> {
+  if (!isUuid(userId)) return { ok: false, reason: "user-not-found" };
+  try {
+    return await db.transaction(async (tx): Promise<RequestWalletResult> => {
+      const [inserted] = await tx
+        .insert(wallets)
+        .values({ userId, coin: ticker })
+        .onConflictDoNothing({ target: [wallets.userId, wallets.coin] })
+        .returning();
+      if (inserted) {
+        await openWalletAccount(tx, inserted.id, ticker);
+        return { ok: true, created: true, wallet: toInfo(inserted) };
+      }
+      const [existing] = await tx
+        .select()
+        .from(wallets)
+        .where(and(eq(wallets.userId, userId), eq(wallets.coin, ticker)));
+      if (!existing) throw new Error("wallet neither inserted nor found");
+      return { ok: true, created: false, wallet: toInfo(existing) };
+    });
+  } catch (error) {
+    if (isForeignKeyViolation(error)) return { ok: false, reason: "user-not-found" };
+    throw error;
+  }
+}
+
+export type IssueAddressResult =
+  | { ok: true; wallet: WalletInfo }
+  | { ok: false; reason: "wallet-not-found" }
+  | { ok: false; reason: "already-issued"; address: string }
+  /** Another wallet of the same coin already has this address. */
+  | { ok: false; reason: "address-taken" };
+
+/**
+ * Gives a requested wallet its deposit address, once. The caller validates the
+ * address first (validateAddress in server/domain/addresses.ts) and passes its
+ * normalised form.
+ */
+export async function issueAddress(
+  db: AppDb,
+  walletId: string,
+  address: string,
+): Promise<IssueAddressResult> {
+  if (address.length === 0 || address.length > 256 || address.trim() !== address) {
+    throw new Error("address must be 1 to 256 characters without surrounding spaces");
+  }
+  if (!isUuid(walletId)) return { ok: false, reason: "wallet-not-found" };
+  try {
+    return await db.transaction(async (tx): Promise<IssueAddressResult> => {
+      const [updated] = await tx
+        .update(wallets)
+        .set({ address, issuedAt: new Date() })
+        .where(and(eq(wallets.id, walletId), isNull(wallets.address)))
+        .returning();
+      if (updated) return { ok: true, wallet: toInfo(updated) };
+      const [existing] = await tx.select().from(wallets).where(eq(wallets.id, walletId));
+      if (!existing) return { ok: false, reason: "wallet-not-found" };
+      return { ok: false, reason: "already-issued", address: existing.address ?? "" };
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) return { ok: false, reason: "address-taken" };
+    throw error;
+  }
+}
+
+/** One wallet with its owner's e-mail, or undefined. */
+export async function findWallet(
+  db: AppDb,
+  walletId: string,
+): Promise<(WalletInfo & { email: string }) | undefined> {
+  if (!isUuid(walletId)) return undefined;
+  const [row] = await db
+    .select({ wallet: wallets, email: users.email })
+    .from(wallets)
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(eq(wallets.id, walletId));
+  return row ? { ...toInfo(row.wallet), email: row.email } : undefined;
+}
+
+// ---------------------------------------------------------------------------
+// Call 4: client balances
+// ---------------------------------------------------------------------------
+
+export interface ClientWallet {
+  id: string;
+  wallet_crypto: Ticker;
+  /** The address, or 'Not added yet' while requested. */
+  wallet_address: string;
+}
+
+export interface ClientTransaction {
+  /** The deposit's transfer id, or the withdrawal id of a send. */
+  id: string;
+  /** ISO 8601, UTC, milliseconds. */
+  date: string;
+  wallet_id: string;
+  /** 'Incoming Transaction' for a deposit, else the destination address. */
+  recipient_wallet: string;
+  amount_in_crypto: string;
+  amount_in_dollar: string | null;
+  /** The on-chain id of a deposit, the withdrawal id of a send. */
+  transaction_id: string;
+  transaction_crypto: Ticker;
+  /** 'Confirmed' for deposits; the withdrawal's 'pending' | 'Confirmed' | 'Declined'. */
+  status: string;
+}
+
+export interface ClientMessage {
+  id: string;
+  created_at: string;
+  message: string;
+  open_status: 0 | 1;
+}
+
+export interface ClientBalances {
+  /** Wallet id → available balance as a decimal string of the coin. */
+  balances: Record<string, string>;
+  wallets: ClientWallet[];
+  /** Newest first. */
+  transactions: ClientTransaction[];
+  /** Newest first. */
+  messages: ClientMessage[];
+}
+
+export interface ClientBalancesOptions {
+  /** 1..1000, default 1000. */
+  transactionsLimit?: number;
+  /** Only transactions strictly older than this. */
+  transactionsBefore?: Date;
+}
+
+function newestFirst(a: { date: Date; id: string }, b: { date: Date; id: string }): number {
+  const byDate = b.date.getTime() - a.date.getTime();
+  if (byDate !== 0) return byDate;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/**
+ * What call 4 answers for the user. Transactions are deposits and sends of
+ * every wallet of the user, newest first (ties by id), at most
+ * transactionsLimit of them, only older than transactionsBefore when given.
+ * Dates have millisecond precision in the database, so the date of the last
+ * row of a page, passed back as transactionsBefore, continues exactly after
+ * it (rows sharing that very millisecond beyond the page are skipped).
+ */
+export async function clientBalances(
+  db: AppDb,
+  userId: string,
+  opts: ClientBalancesOptions = {},
+): Promise<ClientBalances> {
+  const limit = opts.transactionsLimit ?? MAX_TRANSACTIONS;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSACTIONS) {
+    throw new RangeError(`transactionsLimit must be 1..${MAX_TRANSACTIONS}`);
+  }
+  const before = opts.transactionsBefore;
+
+  const walletRows = await balancesForUser(db, userId);
+  const coinOf = new Map(walletRows.map((w) => [w.walletId, w.coin]));
+  const balances: Record<string, string> = {};
+  for (const w of walletRows) balances[w.walletId] = formatAmount(w.coin, w.units);
+  const clientWallets: ClientWallet[] = walletRows.map((w) => ({
+    id: w.walletId,
+    wallet_crypto: w.coin,
+    wallet_address: w.address ?? NOT_ADDED_YET,
+  }));
+
+  let transactions: ClientTransaction[] = [];
+  if (walletRows.length > 0) {
+    const deposits = await db
+      .select({
+        id: ledgerTransfers.id,
+        date: ledgerTransfers.createdAt,
+        walletId: wallets.id,
+        amount: ledgerTransfers.amount,
+        amountUsd: ledgerTransfers.amountUsd,
+        externalTxId: ledgerTransfers.externalTxId,
+      })
+      .from(ledgerTransfers)
+      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
+      .innerJoin(wallets, eq(wallets.id, ledgerAccounts.walletId))
+      .where(
+        and(
+          eq(wallets.userId, userId),
+          eq(ledgerTransfers.kind, "deposit"),
+          before ? lt(ledgerTransfers.createdAt, before) : undefined,
+        ),
+      )
+      .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
+      .limit(limit);
+    const sends = await db
+      .select({
+        id: withdrawals.id,
+        date: withdrawals.createdAt,
+        walletId: withdrawals.walletId,
+        amount: withdrawals.amount,
+        amountUsd: withdrawals.amountUsd,
+        destination: withdrawals.destination,
+        status: withdrawals.status,
+      })
+      .from(withdrawals)
+      .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
+      .where(and(eq(wallets.userId, userId), before ? lt(withdrawals.createdAt, before) : undefined))
+      .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
+      .limit(limit);
+
+    const coin = (walletId: string): Ticker => {
+      const found = coinOf.get(walletId);
+      if (!found) throw new Error("transaction of a wallet not in the user's list");
+      return found;
+    };
+    const merged = [
+      ...deposits.map((d) => {
+        const ticker = coin(d.walletId);
+        return {
+          id: d.id,
+          date: d.date,
+          row: {
+            id: d.id,
+            date: d.date.toISOString(),
+            wallet_id: d.walletId,
+            recipient_wallet: INCOMING_TRANSACTION,
+            amount_in_crypto: formatAmount(ticker, d.amount),
+            amount_in_dollar: d.amountUsd,
+            transaction_id: d.externalTxId ?? d.id,
+            transaction_crypto: ticker,
+            status: "Confirmed",
+          } satisfies ClientTransaction,
+        };
+      }),
+      ...sends.map((s) => {
+        const ticker = coin(s.walletId);
+        return {
+          id: s.id,
+          date: s.date,
+          row: {
+            id: s.id,
+            date: s.date.toISOString(),
+            wallet_id: s.walletId,
+            recipient_wallet: s.destination,
+            amount_in_crypto: formatAmount(ticker, s.amount),
+            amount_in_dollar: s.amountUsd,
+            transaction_id: s.id,
+            transaction_crypto: ticker,
+            status: s.status,
+          } satisfies ClientTransaction,
+        };
+      }),
+    ];
+    transactions = merged
+      .toSorted(newestFirst)
+      .slice(0, limit)
+      .map((m) => m.row);
+  }
+
+  const messageRows = isUuid(userId)
+    ? await db
+        .select({
+          id: messages.id,
+          createdAt: messages.createdAt,
+          message: messages.message,
+          openedAt: messageReads.openedAt,
+        })
+        .from(messages)
+        .innerJoin(users, eq(users.id, userId))
+        .leftJoin(messageReads, and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)))
+        .where(
+          or(
+            eq(messages.userId, userId),
+            // A message to everyone reaches the users who had an account when it was sent.
+            and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
+          ),
+        )
+        .orderBy(desc(messages.createdAt), desc(messages.id))
+        .limit(MAX_MESSAGES)
+    : [];
+
+  return {
+    balances,
+    wallets: clientWallets,
+    transactions,
+    messages: messageRows.map((m) => ({
+      id: m.id,
+      created_at: m.createdAt.toISOString(),
+      message: m.message,
+      open_status: m.openedAt === null ? 0 : 1,
+    })),
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Operator views
+// ---------------------------------------------------------------------------
+
+export interface WalletRequest {
+  walletId: string;
+  userId: string;
+  email: string;
+  coin: Ticker;
+  requestedAt: Date;
+}
+
+/** Wallets waiting for an address, oldest request first. */
+export async function pendingWalletRequests(db: AppDb): Promise<WalletRequest[]> {
+  const rows = await db
+    .select({
+      walletId: wallets.id,
+      userId: wallets.userId,
+      email: users.email,
+      coin: wallets.coin,
+      requestedAt: wallets.requestedAt,
+    })
+    .from(wallets)
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(isNull(wallets.address))
+    .orderBy(asc(wallets.requestedAt), asc(wallets.id));
+  return rows.map((row) => {
+    if (!isTicker(row.coin)) throw new Error(`unknown coin in the database: ${row.coin}`);
+    return { ...row, coin: row.coin };
+  });
+}
+
+export interface UserOverview {
+  userId: string;
+  email: string;
+  createdAt: Date;
+  wallets: { id: string; coin: Ticker; address: string | null; units: bigint }[];
+}
+
+/** Every user (oldest first) with each wallet's coin, address and available balance. */
+export async function usersOverview(db: AppDb): Promise<UserOverview[]> {
+  const people = await db
+    .select({ userId: users.id, email: users.email, createdAt: users.createdAt })
+    .from(users)
+    .orderBy(asc(users.createdAt), asc(users.email));
+  const balances = await balancesForWallets(db);
+  const byUser = new Map<string, UserOverview["wallets"]>();
+  for (const b of balances) {
+    const list = byUser.get(b.userId) ?? [];
+    list.push({ id: b.walletId, coin: b.coin, address: b.address, units: b.units });
+    byUser.set(b.userId, list);
+  }
+  return people.map((p) => ({ ...p, wallets: byUser.get(p.userId) ?? [] }));
+}
+
+/** The number of wallets of a user (used by the demo to tell whether it already ran). */
+export async function countWallets(db: AppDb, userId: string): Promise<number> {
+  const rows = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(wallets)
+    .where(eq(wallets.userId, userId));
+  return rows[0]?.n ?? 0;
+}

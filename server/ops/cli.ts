@@ -1,0 +1,554 @@
+// The operator command line: node server/ops/cli.ts <command> [options]
+//
+// It opens the configured database itself (DATABASE_URL, or the embedded one
+// in DATA_DIR), goes through the same domain rules as the API, and writes one
+// audit_log row in the same transaction as every change it makes. Read-only
+// commands are not logged. Exit code 0 on success; 1 with one line on stderr
+// ("error: …") otherwise, and then nothing has been written.
+import os from "node:os";
+import { parseArgs } from "node:util";
+import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
+import type { Config } from "../config.ts";
+import type { AppDb, Database } from "../db/index.ts";
+import { formatAmount, normaliseUsd, parseAmount } from "../domain/amounts.ts";
+import type { CreditDepositResult } from "../domain/ledger.ts";
+
+// The database and domain modules load only once the arguments have passed the
+// checks that need no database, so --help and typos answer at once.
+async function loadBackend() {
+  const [config, db, schema, addresses, ledger, wallets] = await Promise.all([
+    import("../config.ts"),
+    import("../db/index.ts"),
+    import("../db/schema.ts"),
+    import("../domain/addresses.ts"),
+    import("../domain/ledger.ts"),
+    import("../domain/wallets.ts"),
+  ]);
+  return {
+    loadConfig: config.loadConfig,
+    openDatabase: db.openDatabase,
+    auditLog: schema.auditLog,
+    validateAddress: addresses.validateAddress,
+    creditDeposit: ledger.creditDeposit,
+    walletBalance: ledger.walletBalance,
+    findWallet: wallets.findWallet,
+    issueAddress: wallets.issueAddress,
+    pendingWalletRequests: wallets.pendingWalletRequests,
+    usersOverview: wallets.usersOverview,
+  };
+}
+type Backend = Awaited<ReturnType<typeof loadBackend>>;
+
+/** As server/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
+const MAX_TXID = 256;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+/** The coin with the most decimals: an amount it refuses for any reason but decimals, every coin refuses. */
+const WIDEST: Ticker = TICKERS.reduce((a, b) => (COINS[b].decimals > COINS[a].decimals ? b : a));
+
+const USAGE = `Usage: node server/ops/cli.ts <command> [options]   (npm run ops -- <command> [options])
+
+Coinkeep operator commands, on the configured database: DATABASE_URL, or else
+the embedded database in DATA_DIR (default ./data). The embedded database serves
+one process: while the server runs, it carries out these commands for you
+(through DATA_DIR/ops.sock, reachable only by the server's own user).
+
+Commands:
+  requests                            wallet requests waiting for an address
+  issue-address <walletId> <address>  give a requested wallet its deposit address
+  credit <walletId> <amount> <txid>   credit a deposit, once per on-chain transaction id
+      [--usd <decimal>]               its value in USD at the time
+  users                               users with their wallets, addresses and balances
+
+Options:
+  --as <name>   who you are, for the audit log (default: $OPERATOR, else your OS user name)
+  --json        machine-readable output (JSON on stdout)
+  -h, --help    this help; "<command> --help" explains one command
+
+Every change is written to the audit log in the same transaction as the change.
+Exit status: 0 on success, 1 with one line on stderr otherwise (nothing written).`;
+
+const COMMAND_USAGE: Record<string, string> = {
+  requests: `Usage: node server/ops/cli.ts requests [--json]
+
+Lists the wallets users requested that have no address yet, oldest first:
+requested at, user e-mail, coin, wallet id. Give each one an address with
+issue-address.`,
+  "issue-address": `Usage: node server/ops/cli.ts issue-address <walletId> <address> [--as <name>] [--json]
+
+Gives a requested wallet its deposit address. The address is checked for the
+wallet's coin (USDT: the network of USDT_NETWORK, erc20 by default) and stored
+in its canonical form. A wallet gets an address once; an address belongs to one
+wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
+  credit: `Usage: node server/ops/cli.ts credit <walletId> <amount> <txid> [--usd <decimal>] [--as <name>] [--json]
+
+Credits a deposit to a wallet that has an address: <amount> in the coin, as a
+plain decimal (e.g. 0.015, at most the coin's decimals), <txid> the on-chain
+transaction id. The same txid of the same coin is credited once: repeating the
+command says "already credited" and changes nothing (exit 0; exit 1 when the
+earlier credit differs in wallet or amount). --usd records the deposit's value
+in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
+  users: `Usage: node server/ops/cli.ts users [--json]
+
+Lists every user with each wallet's coin, address state (requested or issued),
+address and available balance (holds of pending sends already subtracted).`,
+};
+
+class CliError extends Error {}
+
+type Options = {
+  as?: string | undefined;
+  json?: boolean | undefined;
+  help?: boolean | undefined;
+  usd?: string | undefined;
+};
+
+interface Context {
+  db: AppDb;
+  config: Config;
+  backend: Backend;
+  options: Options;
+  actor: string;
+}
+
+// Where output goes: the terminal, or (a command run inside the server for the
+// ops socket) a buffer sent back to the operator's terminal.
+interface Sink {
+  out(text: string): void;
+  err(text: string): void;
+}
+const terminal: Sink = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+let sink: Sink = terminal;
+
+function out(text: string) {
+  sink.out(`${text}\n`);
+}
+
+function printJson(value: unknown) {
+  out(JSON.stringify(value, null, 2));
+}
+
+/** A plain text table; columns listed in right are right-aligned (amounts). */
+function table(headers: string[], rows: string[][], right: ReadonlySet<number> = new Set()): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, i) => (right.has(i) ? cell.padStart(widths[i] ?? 0) : cell.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(headers), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+function resolveActor(options: Options): string {
+  let name = options.as ?? process.env.OPERATOR;
+  if (name === undefined || name === "") {
+    try {
+      name = os.userInfo().username;
+    } catch {
+      name = "";
+    }
+  }
+  name = name.trim();
+  // oxlint-disable-next-line no-control-regex
+  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) {
+    throw new CliError("Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
+  }
+  return name;
+}
+
+function expectArgs(args: string[], count: number, name: string) {
+  if (args.length !== count) {
+    const usage = COMMAND_USAGE[name]?.split("\n", 1)[0] ?? "";
+    throw new CliError(`${name} takes ${plural(count, "argument")}, got ${args.length}. ${usage}`);
+  }
+}
+
+function checkWalletId(walletId: string) {
+  // Anything but a uuid names no wallet; say so without asking the database.
+  if (!UUID.test(walletId)) throw new CliError(`No wallet with id ${walletId}.`);
+}
+
+async function audit(ctx: Context, db: AppDb, action: string, subject: string, details: object) {
+  await db.insert(ctx.backend.auditLog).values({ actor: ctx.actor, action, subject, details });
+}
+
+/**
+ * A command: check() looks at the arguments alone (no database) and returns
+ * what run() needs; run() does the work on the open database.
+ */
+interface Command<T> {
+  changes: boolean;
+  check(args: string[], options: Options): T;
+  run(ctx: Context, input: T): Promise<void>;
+}
+
+function command<T>(c: Command<T>): Command<unknown> {
+  return c as Command<unknown>;
+}
+
+// ---------------------------------------------------------------------------
+// Commands
+// ---------------------------------------------------------------------------
+
+const requestsCommand = command({
+  changes: false,
+  check: (args) => expectArgs(args, 0, "requests"),
+  async run(ctx) {
+    const rows = await ctx.backend.pendingWalletRequests(ctx.db);
+    if (ctx.options.json) {
+      printJson(
+        rows.map((r) => ({
+          walletId: r.walletId,
+          email: r.email,
+          coin: r.coin,
+          requestedAt: r.requestedAt.toISOString(),
+        })),
+      );
+      return;
+    }
+    if (rows.length === 0) {
+      out("No wallet requests are waiting for an address.");
+      return;
+    }
+    out(
+      table(
+        ["REQUESTED AT", "E-MAIL", "COIN", "WALLET ID"],
+        rows.map((r) => [r.requestedAt.toISOString(), r.email, r.coin, r.walletId]),
+      ),
+    );
+    out(`\n${plural(rows.length, "request")} waiting. Answer with: issue-address <walletId> <address>`);
+  },
+});
+
+const issueAddressCommand = command({
+  changes: true,
+  check(args) {
+    expectArgs(args, 2, "issue-address");
+    const [walletId = "", address = ""] = args;
+    checkWalletId(walletId);
+    return { walletId, address };
+  },
+  async run(ctx, { walletId, address: rawAddress }: { walletId: string; address: string }) {
+    const { backend } = ctx;
+    const wallet = await backend.findWallet(ctx.db, walletId);
+    if (!wallet) throw new CliError(`No wallet with id ${walletId}.`);
+    if (wallet.address !== null) {
+      throw new CliError(`The ${wallet.coin} wallet ${wallet.id} already has the address ${wallet.address}.`);
+    }
+    const checked = backend.validateAddress(wallet.coin, rawAddress, { usdtNetwork: ctx.config.usdtNetwork });
+    if (!checked.ok) throw new CliError(`Address refused for ${wallet.coin}: ${checked.reason}`);
+    const address = checked.address;
+
+    const result = await ctx.db.transaction(async (tx) => {
+      const issued = await backend.issueAddress(tx, wallet.id, address);
+      if (!issued.ok) return issued;
+      await audit(ctx, tx, "wallet.issue-address", wallet.id, {
+        userId: wallet.userId,
+        coin: wallet.coin,
+        before: { address: null },
+        after: { address },
+      });
+      return issued;
+    });
+    if (!result.ok) {
+      switch (result.reason) {
+        case "wallet-not-found":
+          throw new CliError(`No wallet with id ${walletId}.`);
+        case "already-issued":
+          throw new CliError(
+            `The ${wallet.coin} wallet ${wallet.id} already has the address ${result.address}.`,
+          );
+        case "address-taken":
+          throw new CliError(`The address ${address} already belongs to another ${wallet.coin} wallet.`);
+      }
+    }
+    if (ctx.options.json) {
+      printJson({
+        walletId: result.wallet.id,
+        email: wallet.email,
+        coin: result.wallet.coin,
+        address: result.wallet.address,
+        issuedAt: result.wallet.issuedAt?.toISOString(),
+      });
+      return;
+    }
+    out(`Issued ${address} to the ${wallet.coin} wallet ${wallet.id} of ${wallet.email}.`);
+  },
+});
+
+interface CreditInput {
+  walletId: string;
+  rawAmount: string;
+  txid: string;
+  amountUsd: string | null;
+}
+
+function describeDeposit(coin: Ticker, d: { units: bigint; walletId: string; createdAt: Date }): string {
+  return `${formatAmount(coin, d.units)} ${coin} to wallet ${d.walletId} on ${d.createdAt.toISOString()}`;
+}
+
+const creditCommand = command({
+  changes: true,
+  check(args, options): CreditInput {
+    expectArgs(args, 3, "credit");
+    const [walletId = "", rawAmount = "", txid = ""] = args;
+    checkWalletId(walletId);
+    // Whatever the coin: not a decimal, zero or huge is refused now; too many decimals once the coin is known.
+    const early = parseAmount(WIDEST, rawAmount);
+    if (!early.ok && early.problem !== "too-many-decimals") {
+      throw new CliError(`Invalid amount "${rawAmount}": ${early.reason}`);
+    }
+    if (txid.length === 0 || txid.length > MAX_TXID || /\s/u.test(txid)) {
+      throw new CliError(`Invalid txid: 1 to ${MAX_TXID} characters without spaces.`);
+    }
+    let amountUsd: string | null = null;
+    if (options.usd !== undefined) {
+      const usd = normaliseUsd(options.usd);
+      if (usd === undefined)
+        throw new CliError(`Invalid --usd "${options.usd}": a plain decimal like 1234.56.`);
+      amountUsd = usd;
+    }
+    return { walletId, rawAmount, txid, amountUsd };
+  },
+  async run(ctx, { walletId, rawAmount, txid, amountUsd }: CreditInput) {
+    const { backend } = ctx;
+    const wallet = await backend.findWallet(ctx.db, walletId);
+    if (!wallet) throw new CliError(`No wallet with id ${walletId}.`);
+    const amount = parseAmount(wallet.coin, rawAmount);
+    if (!amount.ok) throw new CliError(`Invalid amount "${rawAmount}": ${amount.reason}`);
+    const noAddress = `The ${wallet.coin} wallet ${wallet.id} has no address yet; issue one first (issue-address).`;
+    if (wallet.address === null) throw new CliError(noAddress);
+
+    const result: CreditDepositResult = await ctx.db.transaction(async (tx) => {
+      const credited = await backend.creditDeposit(tx, {
+        walletId: wallet.id,
+        units: amount.units,
+        externalTxId: txid,
+        amountUsd,
+      });
+      if (credited.ok && !credited.duplicate) {
+        await audit(ctx, tx, "ledger.credit-deposit", wallet.id, {
+          userId: wallet.userId,
+          coin: wallet.coin,
+          amount: formatAmount(wallet.coin, amount.units),
+          units: amount.units.toString(),
+          externalTxId: txid,
+          amountUsd,
+          transferId: credited.deposit.transferId,
+        });
+      }
+      return credited;
+    });
+    if (!result.ok) {
+      throw new CliError(result.reason === "no-address" ? noAddress : `No wallet with id ${walletId}.`);
+    }
+    const d = result.deposit;
+    if (result.duplicate && (d.walletId !== wallet.id || d.units !== amount.units)) {
+      throw new CliError(
+        `Transaction ${txid} was already credited, differently: ${describeDeposit(wallet.coin, d)}. Nothing changed.`,
+      );
+    }
+    const balance = await backend.walletBalance(ctx.db, wallet.id);
+    if (ctx.options.json) {
+      printJson({
+        status: result.duplicate ? "already-credited" : "credited",
+        transferId: d.transferId,
+        walletId: d.walletId,
+        coin: wallet.coin,
+        amount: formatAmount(wallet.coin, d.units),
+        units: d.units.toString(),
+        txid: d.externalTxId,
+        amountUsd: d.amountUsd,
+        createdAt: d.createdAt.toISOString(),
+        balance: formatAmount(wallet.coin, balance),
+      });
+      return;
+    }
+    if (result.duplicate) {
+      out(`Transaction ${txid} was already credited: ${describeDeposit(wallet.coin, d)}. Nothing changed.`);
+      return;
+    }
+    out(
+      `Credited ${formatAmount(wallet.coin, d.units)} ${wallet.coin} to wallet ${wallet.id} (${wallet.email}), ` +
+        `transaction ${txid}. Available balance: ${formatAmount(wallet.coin, balance)} ${wallet.coin}.`,
+    );
+  },
+});
+
+const usersCommand = command({
+  changes: false,
+  check: (args) => expectArgs(args, 0, "users"),
+  async run(ctx) {
+    const people = await ctx.backend.usersOverview(ctx.db);
+    if (ctx.options.json) {
+      printJson(
+        people.map((p) => ({
+          userId: p.userId,
+          email: p.email,
+          createdAt: p.createdAt.toISOString(),
+          wallets: p.wallets.map((w) => ({
+            id: w.id,
+            coin: w.coin,
+            state: w.address === null ? "requested" : "issued",
+            address: w.address,
+            balance: formatAmount(w.coin, w.units),
+          })),
+        })),
+      );
+      return;
+    }
+    if (people.length === 0) {
+      out("No users yet.");
+      return;
+    }
+    const rows: string[][] = [];
+    for (const p of people) {
+      if (p.wallets.length === 0) rows.push([p.email, "-", "no wallets", "", "", ""]);
+      for (const w of p.wallets) {
+        rows.push([
+          p.email,
+          w.coin,
+          w.address === null ? "requested" : "issued",
+          w.address ?? "",
+          formatAmount(w.coin, w.units),
+          w.id,
+        ]);
+      }
+    }
+    out(table(["E-MAIL", "COIN", "STATE", "ADDRESS", "BALANCE", "WALLET ID"], rows, new Set([4])));
+    const walletCount = people.reduce((n, p) => n + p.wallets.length, 0);
+    out(`\n${plural(people.length, "user")}, ${plural(walletCount, "wallet")}.`);
+  },
+});
+
+const COMMANDS: Record<string, Command<unknown>> = {
+  requests: requestsCommand,
+  "issue-address": issueAddressCommand,
+  credit: creditCommand,
+  users: usersCommand,
+};
+
+// ---------------------------------------------------------------------------
+// Main
+// ---------------------------------------------------------------------------
+
+function oneLine(text: string): string {
+  return text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(" ");
+}
+
+function errorMessage(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  // A drizzle query error's message carries the whole statement; its driver cause says what went wrong.
+  const shown =
+    error.message.startsWith("Failed query:") && error.cause instanceof Error ? error.cause : error;
+  return oneLine(shown.message);
+}
+
+/**
+ * Runs a command. `inServer` is the running server's own database, when the
+ * command came through the ops socket; otherwise the command opens the
+ * configured database, or hands the command to a server that holds the
+ * embedded one.
+ */
+export async function main(argv: string[], inServer?: { db: AppDb; config: Config }): Promise<number> {
+  let database: Database | undefined;
+  try {
+    // "-1" would otherwise read as an unknown option: say what is wrong with it.
+    const signed = argv.find((a) => /^-[\d.]/u.test(a));
+    if (signed !== undefined) {
+      throw new CliError(`Invalid amount "${signed}": amounts are positive, without a sign.`);
+    }
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: argv,
+        allowPositionals: true,
+        strict: true,
+        options: {
+          as: { type: "string" },
+          json: { type: "boolean" },
+          help: { type: "boolean", short: "h" },
+          usd: { type: "string" },
+        },
+      });
+    } catch (error) {
+      throw new CliError(`${error instanceof Error ? error.message : String(error)}. See --help.`);
+    }
+    const options: Options = parsed.values;
+    const [name, ...args] = parsed.positionals;
+    if (name === undefined) {
+      if (options.help) {
+        out(USAGE);
+        return 0;
+      }
+      throw new CliError("No command given. See --help.");
+    }
+    const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!cmd) throw new CliError(`Unknown command "${name}". See --help.`);
+    if (options.help) {
+      out(COMMAND_USAGE[name] ?? USAGE);
+      return 0;
+    }
+    if (options.usd !== undefined && name !== "credit") throw new CliError("--usd goes with credit only.");
+    const input = cmd.check(args, options);
+    const actor = cmd.changes ? resolveActor(options) : "";
+
+    const backend = await loadBackend();
+    if (inServer) {
+      await cmd.run({ db: inServer.db, config: inServer.config, backend, options, actor }, input);
+      return 0;
+    }
+    const config = backend.loadConfig();
+    if (!config.databaseUrl) {
+      // The embedded database is held by a running server: let it run the command.
+      const { callOpsSocket, opsSocketPath } = await import("./socket.ts");
+      const viaServer = await callOpsSocket(
+        opsSocketPath(config.dataDir),
+        cmd.changes ? [...argv, "--as", actor] : argv,
+      );
+      if (viaServer) {
+        sink.out(viaServer.stdout);
+        sink.err(viaServer.stderr);
+        return viaServer.code;
+      }
+    }
+    database = await backend.openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await cmd.run({ db: database.db, config, backend, options, actor }, input);
+    return 0;
+  } catch (error) {
+    sink.err(`error: ${errorMessage(error)}\n`);
+    return 1;
+  } finally {
+    await database?.close().catch(() => {});
+  }
+}
+
+if (import.meta.main) {
+  // A closed pipe (… | head) is not an error of the command.
+  process.stdout.on("error", () => {});
+  process.exitCode = await main(process.argv.slice(2));
+}
+
+/** For the ops socket: runs one command on the server's database and returns what it printed. */
+export async function runInServer(
+  argv: string[],
+  server: { db: AppDb; config: Config },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = "";
+  let stderr = "";
+  sink = { out: (text) => (stdout += text), err: (text) => (stderr += text) };
+  try {
+    const code = await main(argv, server);
+    return { code, stdout, stderr };
+  } finally {
+    sink = terminal;
+  }
+}
