@@ -41,6 +41,8 @@ const messageData = z.object({ success: z.literal(true), message: z.string() });
 
 const rejectionBody = z.object({ message: z.string() });
 
+const newMessagesCountData = z.object({ newMessagesCount: z.number().int().min(0) });
+
 const amount = z.string().regex(/^\d+(\.\d+)?$/u);
 
 const clientBalancesData = z.object({
@@ -71,6 +73,7 @@ export type CheckPhraseData = z.infer<typeof messageData>;
 export type ChangePasswordData = z.infer<typeof messageData>;
 export type ClientBalancesData = z.infer<typeof clientBalancesData>;
 export type RequestWalletData = z.infer<typeof messageData>;
+export type NewMessagesCountData = z.infer<typeof newMessagesCountData>;
 
 export interface BackendRejected {
   ok: false;
@@ -127,6 +130,7 @@ export interface BackendClient {
   changePassword(input: ChangePasswordInput): Promise<BackendResult<ChangePasswordData>>;
   clientBalances(input: ClientBalancesInput): Promise<BackendResult<ClientBalancesData>>;
   requestWallet(input: PhraseInput & { ticker: string }): Promise<BackendResult<RequestWalletData>>;
+  newMessagesCount(input: PhraseInput): Promise<BackendResult<NewMessagesCountData>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -253,6 +257,13 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
         "/request-nonbtc-wallet",
         { email: input.email, twelveWords: input.twelveWords.join(" "), request_text: input.ticker },
         messageData,
+      ),
+    // Call 7 spells the field `twelvewords` (spec section 7).
+    newMessagesCount: (input) =>
+      call(
+        "/aml-new-messages-count",
+        { email: input.email, twelvewords: input.twelveWords.join(" ") },
+        newMessagesCountData,
       ),
   };
 }

@@ -14,6 +14,7 @@ export default [
     route("history", "routes/history.tsx"),
   ]),
   route("currency", "routes/currency.tsx"),
+  route("unread-count", "routes/unread-count.tsx"),
   route("logout", "routes/logout.tsx"),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;

@@ -5,6 +5,7 @@
 // production server on it, signs in through the real login form and times
 // sequential requests. Needs a build (npm run build).
 import { mkdtempSync, rmSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TICKERS, type Ticker } from "../common/coins.ts";
@@ -66,8 +67,8 @@ try {
   // Sign in through the real form: CSRF token, honeypot and all.
   const page = await fetch(`${base}/login`);
   const cookies = page.headers.getSetCookie().map((c) => c.split(";")[0]);
-  const html = await page.text();
-  const field = (name: string) => new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(html)?.[1] ?? "";
+  const loginHtml = await page.text();
+  const field = (name: string) => new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(loginHtml)?.[1] ?? "";
   const form = new URLSearchParams({
     csrf: field("csrf").replaceAll("&amp;", "&"),
     ck_name__confirm: "",
@@ -98,6 +99,22 @@ try {
     console.log(
       `${route}: median ${at(0.5)} ms, p95 ${at(0.95)} ms (50 sequential requests after 10 warm-up)`,
     );
+  }
+
+  // What the browser downloads for each page: its module scripts and styles, gzip-compressed.
+  for (const route of ["/", "/login", "/home", "/wallet/btc"]) {
+    const signedIn = route === "/home" || route.startsWith("/wallet/");
+    const response = await fetch(`${base}${route}`, { headers: signedIn ? { cookie: session } : {} });
+    const html = await response.text();
+    let js = 0;
+    let css = 0;
+    for (const [, href = ""] of html.matchAll(/<link rel="(?:modulepreload|stylesheet)" href="([^"]+)"/gu)) {
+      const body = Buffer.from(await (await fetch(`${base}${href}`)).arrayBuffer());
+      const size = gzipSync(body, { level: 9 }).length;
+      if (href.endsWith(".css")) css += size;
+      else js += size;
+    }
+    console.log(`${route}: JS ${(js / 1024).toFixed(1)} KB gzip, CSS ${(css / 1024).toFixed(1)} KB gzip`);
   }
 } finally {
   await host.close();

@@ -4,6 +4,7 @@ import {
   Link,
   NavLink,
   Outlet,
+  useFetcher,
   useLocation,
   useRevalidator,
   useSearchParams,
@@ -24,14 +25,21 @@ import {
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { multiply, ZERO } from "../lib/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
+import { backend } from "../api.server";
 import { services } from "../session.server";
 import { loadWalletView, type WalletView } from "../wallet-view.server";
 import type { Route } from "./+types/protected-layout";
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { view } = await loadWalletView(request, context);
+  const { user, view } = await loadWalletView(request, context);
   const config = services(context).config;
-  return { view, supportEmail: config.supportEmail, buyCryptoUrl: config.buyCryptoUrl };
+  const unread = await backend(context).newMessagesCount({ email: user.email, twelveWords: user.words });
+  return {
+    view,
+    unread: unread.ok ? unread.data.newMessagesCount : 0,
+    supportEmail: config.supportEmail,
+    buyCryptoUrl: config.buyCryptoUrl,
+  };
 }
 
 /** The URL without its `modal` parameter. */
@@ -59,10 +67,12 @@ function NavItems({
   supportEmail,
   exitUrl,
   buyCryptoUrl,
+  unread,
 }: {
   supportEmail: string;
   exitUrl: string;
   buyCryptoUrl: string;
+  unread: number;
 }) {
   return (
     <ul className="nav-list">
@@ -84,6 +94,12 @@ function NavItems({
       <li>
         <NavLink to="/notifications">
           <BellIcon /> Notifications
+          {unread > 0 ? (
+            <span className="badge">
+              {unread}
+              <span className="visually-hidden"> unread</span>
+            </span>
+          ) : null}
         </NavLink>
       </li>
       <li>
@@ -137,6 +153,19 @@ function usePolling(ms = 60_000) {
   }, [revalidator, ms]);
 }
 
+/** The unread count, refreshed every 10 s while the page is visible (scripts on). */
+function useUnreadCount(initial: number, ms = 10_000): number {
+  const fetcher = useFetcher<{ count: number | null }>({ key: "unread-count" });
+  const { load } = fetcher;
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible") void load("/unread-count");
+    }, ms);
+    return () => clearInterval(timer);
+  }, [load, ms]);
+  return fetcher.data?.count ?? initial;
+}
+
 function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean }) {
   const usd = parseDecimal(view.totalUsd);
   const rate = parseDecimal(view.multiplier);
@@ -185,6 +214,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const exitUrl = useOpenUrl("exit");
   const { view } = loaderData;
   usePolling();
+  const unread = useUnreadCount(loaderData.unread);
   return (
     <div className="app-shell">
       <aside className="sidebar" aria-label="Sidebar">
@@ -198,6 +228,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
             supportEmail={loaderData.supportEmail}
             exitUrl={exitUrl}
             buyCryptoUrl={loaderData.buyCryptoUrl}
+            unread={unread}
           />
         </nav>
       </aside>
@@ -214,6 +245,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
               supportEmail={loaderData.supportEmail}
               exitUrl={exitUrl}
               buyCryptoUrl={loaderData.buyCryptoUrl}
+              unread={unread}
             />
           </nav>
         </details>

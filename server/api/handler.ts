@@ -21,7 +21,7 @@ import {
   type AccountsContext,
 } from "../domain/accounts.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
-import { clientBalances, requestWallet } from "../domain/wallets.ts";
+import { clientBalances, requestWallet, unreadMessagesCount } from "../domain/wallets.ts";
 import {
   failure,
   isJsonContentType,
@@ -36,6 +36,7 @@ import {
   clientBalancesBody,
   createAccountBody,
   loginBody,
+  newMessagesCountBody,
   phraseBody,
   walletRequestBody,
 } from "./schemas.ts";
@@ -168,6 +169,14 @@ const routes = new Map<string, Route<z.ZodType>>([
         success: true,
         message: requested.created ? MESSAGES.walletRequested : MESSAGES.walletAlreadyRequested,
       });
+    }),
+  ],
+  [
+    "/api/aml-new-messages-count",
+    route(newMessagesCountBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelvewords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      return json(200, { newMessagesCount: await unreadMessagesCount(ctx.db, result.userId) });
     }),
   ],
 ]);

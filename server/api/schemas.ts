@@ -73,3 +73,6 @@ export const walletRequestBody = z.strictObject({
   twelveWords,
   request_text: z.string().max(64, "Must be at most 64 characters."),
 });
+
+/** Call 7: the words arrive as `twelvewords`, all lower-case (spec section 7 notes). */
+export const newMessagesCountBody = z.strictObject({ platform, email, twelvewords: twelveWords });

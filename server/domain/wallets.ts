@@ -3,7 +3,7 @@
 //
 // States (spec section 4): no row = hasNoWallet; a row without an address =
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
-import { and, asc, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import {
@@ -324,13 +324,7 @@ export async function clientBalances(
         .from(messages)
         .innerJoin(users, eq(users.id, userId))
         .leftJoin(messageReads, and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)))
-        .where(
-          or(
-            eq(messages.userId, userId),
-            // A message to everyone reaches the users who had an account when it was sent.
-            and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
-          ),
-        )
+        .where(visibleTo(userId))
         .orderBy(desc(messages.createdAt), desc(messages.id))
         .limit(MAX_MESSAGES)
     : [];
@@ -410,4 +404,27 @@ export async function countWallets(db: AppDb, userId: string): Promise<number> {
     .from(wallets)
     .where(eq(wallets.userId, userId));
   return rows[0]?.n ?? 0;
+}
+
+/**
+ * The messages a user sees: their own, and messages to everyone sent while
+ * they had an account. For queries that join users on the user's id.
+ */
+function visibleTo(userId: string) {
+  return or(
+    eq(messages.userId, userId),
+    and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
+  );
+}
+
+/** Call 7: how many of the user's messages are still unread. */
+export async function unreadMessagesCount(db: AppDb, userId: string): Promise<number> {
+  if (!isUuid(userId)) return 0;
+  const rows = await db
+    .select({ unread: count() })
+    .from(messages)
+    .innerJoin(users, eq(users.id, userId))
+    .leftJoin(messageReads, and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)))
+    .where(and(visibleTo(userId), isNull(messageReads.openedAt)));
+  return rows[0]?.unread ?? 0;
 }

@@ -50,6 +50,14 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     password: "pw",
     confirmPassword: "pw",
   },
+  "/api/aml-client-balances": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
+  "/api/request-nonbtc-wallet": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    request_text: "eth",
+  },
+  "/api/aml-new-messages-count": { platform: PLATFORM, email: "edge@example.com", twelvewords: PHRASE },
 };
 
 interface Answer {

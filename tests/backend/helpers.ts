@@ -223,4 +223,7 @@ export const ROUTES = [
   "/api/check-if-logged-in",
   "/api/request-change-password",
   "/api/aml-client-change-password",
+  "/api/aml-client-balances",
+  "/api/request-nonbtc-wallet",
+  "/api/aml-new-messages-count",
 ] as const;

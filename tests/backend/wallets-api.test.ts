@@ -62,6 +62,46 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     }
 
     type Account = Awaited<ReturnType<typeof newAccount>>;
+
+    test("call 7: the unread count (twelvewords in lower case), only the caller's own and broadcast messages", async () => {
+      const account = await newAccount();
+      const other = await newAccount();
+      const unread = () =>
+        call("/aml-new-messages-count", { email: account.email, twelvewords: account.twelveWords });
+      expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 0 } });
+
+      const [mine] = await db
+        .insert(messages)
+        .values({ userId: account.userId, message: "For you." })
+        .returning();
+      await db.insert(messages).values({ userId: null, message: "For everyone." });
+      await db.insert(messages).values({ userId: other.userId, message: "Not for you." });
+      expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 2 } });
+
+      if (!mine) throw new Error("message");
+      await db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
+      expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 1 } });
+
+      // A newer account does not see broadcasts sent before it existed.
+      const later = await newAccount();
+      expect(
+        await call("/aml-new-messages-count", { email: later.email, twelvewords: later.twelveWords }),
+      ).toEqual({
+        status: 200,
+        body: { newMessagesCount: 0 },
+      });
+
+      const wrong = await call("/aml-new-messages-count", {
+        email: account.email,
+        twelvewords: other.twelveWords,
+      });
+      expect(wrong).toEqual({ status: 401, body: { success: false, message: "Invalid credentials." } });
+      const camel = await call("/aml-new-messages-count", {
+        email: account.email,
+        twelveWords: account.twelveWords,
+      });
+      expect(camel.status).toBe(400);
+    });
     const balancesOf = (a: Account, extra: Record<string, unknown> = {}) =>
       call("/aml-client-balances", { email: a.email, twelveWords: a.twelveWords, ...extra });
     const request = (a: Account, ticker: string) =>

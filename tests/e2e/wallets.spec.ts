@@ -158,3 +158,22 @@ test.describe("wallets and deposits", () => {
     await expect(page.locator(".sidebar .currency-picker summary")).toHaveText("USD $");
   });
 });
+
+test.describe("unread messages", () => {
+  test("no badge without unread messages; the count behind it answers only the signed-in user", async ({
+    page,
+    request,
+  }, testInfo) => {
+    const user = await createUser(request, "unread");
+    await login(page, testInfo, user);
+    const notifications = page.locator(".sidebar").getByRole("link", { name: /^Notifications/ });
+    await expect(notifications).toHaveText("Notifications");
+    const answer = await page.request.get("/unread-count");
+    expect(answer.status()).toBe(200);
+    expect(answer.headers()["cache-control"]).toBe("no-store");
+    expect(await answer.json()).toEqual({ count: 0 });
+    const visitor = await request.get("/unread-count", { maxRedirects: 0 });
+    expect(visitor.status()).toBe(302);
+    expect(visitor.headers()["location"]).toBe("/");
+  });
+});

@@ -1,0 +1,14 @@
+import { data } from "react-router";
+import { backend } from "../api.server";
+import { requireUser } from "../session.server";
+import type { Route } from "./+types/unread-count";
+
+// The unread-messages count (call 7), polled every 10 s by the signed-in shell.
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  const answer = await backend(context).newMessagesCount({ email: user.email, twelveWords: user.words });
+  return data(
+    { count: answer.ok ? answer.data.newMessagesCount : null },
+    { headers: { "Cache-Control": "no-store" } },
+  );
+}
