@@ -8,6 +8,7 @@
 //   { ok: false, kind: "network", message }             fetch failed, timed out, 5xx, or an unexpected body
 // Passwords and phrases never appear in any message this client produces.
 import { z } from "zod";
+import { exchange } from "./lib/exchange.server";
 
 export interface BackendClientOptions {
   /** e.g. "http://127.0.0.1:3000/api" */
@@ -139,8 +140,6 @@ function network(message: string): BackendNetworkFailure {
   return { ok: false, kind: "network", message };
 }
 
-const TIMED_OUT: unique symbol = Symbol("timed out");
-
 export function createBackendClient(opts: BackendClientOptions): BackendClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -151,61 +150,40 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
     body: Record<string, unknown>,
     schema: z.ZodType<T>,
   ): Promise<BackendResult<T>> {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // The signal stops a real fetch; the race also bounds an in-process handler that ignores it.
-    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        resolve(TIMED_OUT);
-      }, timeoutMs);
-    });
-
-    try {
-      let text: string;
-      let status: number;
-      try {
-        const request = new Request(`${baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", accept: "application/json" },
-          body: JSON.stringify({ ...body, platform: opts.platform }),
-          signal: controller.signal,
-        });
-        const answer = await Promise.race([
-          (async () => {
-            const response = await send(request);
-            return { status: response.status, text: await response.text() };
-          })(),
-          timedOut,
-        ]);
-        if (answer === TIMED_OUT) return network("The backend did not answer in time.");
-        ({ status, text } = answer);
-      } catch (error) {
-        // Only the error's class is kept: fetch errors can carry the request with them.
-        if (controller.signal.aborted) return network("The backend did not answer in time.");
-        const name = error instanceof Error ? error.name : "error";
-        return network(`The backend could not be reached (${name}).`);
-      }
-
-      if (status >= 500) return network(`The backend failed (status ${status}).`);
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return network(`The backend answered with a non-JSON body (status ${status}).`);
-      }
-      if (status >= 400) {
-        const rejection = rejectionBody.safeParse(parsed);
-        if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
-        return { ok: false, kind: "rejected", status, message: rejection.data.message };
-      }
-      if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
-      const data = schema.safeParse(parsed);
-      if (!data.success) return network("The backend answered with an unexpected body.");
-      return { ok: true, data: data.data };
-    } finally {
-      clearTimeout(timer);
+    const answer = await exchange(
+      send,
+      `${baseUrl}${path}`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json" },
+        body: JSON.stringify({ ...body, platform: opts.platform }),
+      },
+      timeoutMs,
+    );
+    if (!answer.ok) {
+      return network(
+        answer.reason === "timeout"
+          ? "The backend did not answer in time."
+          : `The backend could not be reached (${answer.name}).`,
+      );
     }
+    const { status, text } = answer;
+    if (status >= 500) return network(`The backend failed (status ${status}).`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return network(`The backend answered with a non-JSON body (status ${status}).`);
+    }
+    if (status >= 400) {
+      const rejection = rejectionBody.safeParse(parsed);
+      if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
+      return { ok: false, kind: "rejected", status, message: rejection.data.message };
+    }
+    if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
+    const data = schema.safeParse(parsed);
+    if (!data.success) return network("The backend answered with an unexpected body.");
+    return { ok: true, data: data.data };
   }
 
   return {

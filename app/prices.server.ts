@@ -12,6 +12,7 @@
 // change 0), as the spec asks of this client.
 import { z } from "zod";
 import { COINS, TICKERS } from "../common/coins";
+import { exchange } from "./lib/exchange.server";
 
 export interface PricesClientOptions {
   /** e.g. "http://127.0.0.1:3000/api" */
@@ -72,8 +73,6 @@ export interface PricesClient {
 
 const DEFAULT_TIMEOUT_MS = 5_000;
 
-const TIMED_OUT: unique symbol = Symbol("timed out");
-
 const USDT_ENTRY: CryptoPriceEntry = {
   ticker: "USDT",
   last_price: "1",
@@ -91,66 +90,37 @@ export function createPricesClient(opts: PricesClientOptions): PricesClient {
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
 
   async function get<T>(path: string, withApp: boolean, schema: z.ZodType<T>): Promise<PricesResult<T>> {
-    const controller = new AbortController();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    // The signal stops a real fetch; the race also bounds an in-process handler that ignores it.
-    const timedOut = new Promise<typeof TIMED_OUT>((resolve) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        resolve(TIMED_OUT);
-      }, timeoutMs);
-    });
-
-    try {
-      let text: string;
-      let status: number;
-      try {
-        const headers = new Headers({ accept: "application/json" });
-        if (withApp) {
-          headers.set("App_name", opts.appName);
-          headers.set("App_url", opts.appUrl);
-        }
-        const request = new Request(`${baseUrl}${path}`, {
-          method: "GET",
-          headers,
-          signal: controller.signal,
-        });
-        const answer = await Promise.race([
-          (async () => {
-            const response = await send(request);
-            return { status: response.status, text: await response.text() };
-          })(),
-          timedOut,
-        ]);
-        if (answer === TIMED_OUT) return failed("The price service did not answer in time.");
-        ({ status, text } = answer);
-      } catch (error) {
-        if (controller.signal.aborted) return failed("The price service did not answer in time.");
-        const name = error instanceof Error ? error.name : "error";
-        return failed(`The price service could not be reached (${name}).`);
-      }
-
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        return failed(`The price service answered with a non-JSON body (status ${status}).`, status);
-      }
-      if (status >= 400 && status < 500) {
-        const rejection = rejectionBody.safeParse(parsed);
-        return failed(
-          rejection.success ? rejection.data.message : `The price service answered status ${status}.`,
-          status,
-        );
-      }
-      if (status < 200 || status >= 300)
-        return failed(`The price service failed (status ${status}).`, status);
-      const data = schema.safeParse(parsed);
-      if (!data.success) return failed("The price service answered with an unexpected body.", status);
-      return { ok: true, data: data.data };
-    } finally {
-      clearTimeout(timer);
+    const headers = new Headers({ accept: "application/json" });
+    if (withApp) {
+      headers.set("App_name", opts.appName);
+      headers.set("App_url", opts.appUrl);
     }
+    const answer = await exchange(send, `${baseUrl}${path}`, { method: "GET", headers }, timeoutMs);
+    if (!answer.ok) {
+      return failed(
+        answer.reason === "timeout"
+          ? "The price service did not answer in time."
+          : `The price service could not be reached (${answer.name}).`,
+      );
+    }
+    const { status, text } = answer;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return failed(`The price service answered with a non-JSON body (status ${status}).`, status);
+    }
+    if (status >= 400 && status < 500) {
+      const rejection = rejectionBody.safeParse(parsed);
+      return failed(
+        rejection.success ? rejection.data.message : `The price service answered status ${status}.`,
+        status,
+      );
+    }
+    if (status < 200 || status >= 300) return failed(`The price service failed (status ${status}).`, status);
+    const data = schema.safeParse(parsed);
+    if (!data.success) return failed("The price service answered with an unexpected body.", status);
+    return { ok: true, data: data.data };
   }
 
   return {

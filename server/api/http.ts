@@ -1,5 +1,6 @@
 // The HTTP edge of the API: JSON responses, content-type and size checks,
 // bounded body reading and JSON parsing. Nothing here knows about accounts.
+import { readAtMost } from "../streams.ts";
 
 export interface Issue {
   path: string;
@@ -54,33 +55,14 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   }
   if (!request.body) return "";
 
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
+  let bytes: Uint8Array | "too-large";
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        return tooLarge();
-      }
-      chunks.push(value);
-    }
+    bytes = await readAtMost(request.body, maxBytes);
   } catch {
     // The client went away or sent a broken stream: its mistake, not ours.
     return new Rejection(failure(400, "Malformed JSON body."));
-  } finally {
-    reader.releaseLock();
   }
-
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  if (bytes === "too-large") return tooLarge();
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {

@@ -13,6 +13,7 @@
 //
 // Env-free: everything comes in through the options.
 import { log } from "../../common/log.ts";
+import { readAtMost } from "../streams.ts";
 
 export type FeedSourceKind = "live" | "snapshot";
 
@@ -172,28 +173,7 @@ export async function fetchText(
     throw tooLarge();
   }
   if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.byteLength;
-      if (total > maxBytes) {
-        await reader.cancel().catch(() => {});
-        throw tooLarge();
-      }
-      chunks.push(value);
-    }
-  } finally {
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
+  const bytes = await readAtMost(response.body, maxBytes);
+  if (bytes === "too-large") throw tooLarge();
   return new TextDecoder("utf-8").decode(bytes);
 }
