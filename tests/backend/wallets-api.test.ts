@@ -307,6 +307,8 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         .insert(messages)
         .values({ userId: null, message: "Maintenance tonight." })
         .returning();
+      // Newest first: a distinct millisecond keeps the expected order from resting on random ids.
+      await sleep(3);
       await db.insert(messages).values({ userId: other.userId, message: "Not for you." });
       if (!mine || !everyone) throw new Error("messages");
       await db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
