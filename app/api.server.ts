@@ -23,6 +23,12 @@ export function backend(context: Readonly<RouterContextProvider>): Client {
   return client;
 }
 
+/** The `before` paging parameter of a URL, when it is a date call 4 accepts. */
+export function transactionsBefore(url: URL): { transactionsBefore: string } | Record<string, never> {
+  const before = url.searchParams.get("before");
+  return before && !Number.isNaN(Date.parse(before)) ? { transactionsBefore: before } : {};
+}
+
 type PricesClient = ReturnType<typeof createPricesClient>;
 const pricesClients = new WeakMap<AppServices, PricesClient>();
 

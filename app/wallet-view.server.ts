@@ -3,15 +3,13 @@
 // the backend (call 4) and two to the prices service (prices, rates).
 import { redirect, type RouterContextProvider } from "react-router";
 import { COINS, TICKERS, type Ticker } from "../common/coins";
+import { NOT_ADDED_YET } from "../common/literals";
 import { backend, prices } from "./api.server";
 import type { ClientBalancesData } from "./backend.server";
 import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "./lib/decimal";
 import { isCurrency, type Currency } from "./lib/format";
 import { log } from "../common/log";
 import { destroySession, requireUser, type SignedInUser } from "./session.server";
-
-/** 'Not added yet' in wallet_address means requested but not issued (spec section 3). */
-export const NOT_ADDED_YET = "Not added yet";
 
 /** Prices older than this are flagged as stale on the page. */
 const STALE_AFTER_MS = 10 * 60_000;

@@ -1,5 +1,6 @@
 import { useEffect, useState } from "react";
 import { useHydrated } from "./hydrated";
+import { CopyIcon } from "./icons";
 import { showToast } from "./toasts";
 
 /**
@@ -46,26 +47,5 @@ export function CopyButton({
     <button type="button" className="button button-secondary" onClick={onClick}>
       <span aria-live="polite">{copied ? "Copied" : label}</span>
     </button>
-  );
-}
-
-function CopyIcon() {
-  return (
-    <svg
-      className="icon"
-      viewBox="0 0 24 24"
-      width="20"
-      height="20"
-      fill="none"
-      stroke="currentColor"
-      strokeWidth="2"
-      strokeLinecap="round"
-      strokeLinejoin="round"
-      aria-hidden="true"
-      focusable="false"
-    >
-      <rect x="9" y="9" width="12" height="12" rx="2" />
-      <path d="M5 15H4a2 2 0 0 1-2-2V4a2 2 0 0 1 2-2h9a2 2 0 0 1 2 2v1" />
-    </svg>
   );
 }

@@ -1,23 +1,13 @@
 import { coinFor } from "../../common/coins";
+import { INCOMING_TRANSACTION } from "../../common/literals";
+import type { ClientBalancesData } from "../backend.server";
 import { parseDecimal } from "../lib/decimal";
 import { formatDate, formatListAmount, shortenAddress } from "../lib/format";
 import { fiat } from "./money";
 import { CopyButton } from "./copy-button";
 
-/** The spec's literal for a received transaction. */
-export const INCOMING = "Incoming Transaction";
-
-export interface TransactionItem {
-  id: string;
-  date: string;
-  wallet_id: string;
-  recipient_wallet: string;
-  amount_in_crypto: string;
-  amount_in_dollar: string | null;
-  transaction_id: string;
-  transaction_crypto: string;
-  status: string;
-}
+/** A transaction as call 4 answers it. */
+export type TransactionItem = ClientBalancesData["transactions"][number];
 
 const STATUS: Record<string, { label: string; tone: string }> = {
   pending: { label: "Unconfirmed", tone: "pending" },
@@ -83,7 +73,7 @@ export function TransactionList({
       </div>
       <ul>
         {transactions.map((tx) => {
-          const incoming = tx.recipient_wallet === INCOMING;
+          const incoming = tx.recipient_wallet === INCOMING_TRANSACTION;
           const coin = coinFor(tx.transaction_crypto);
           const ticker = coin?.ticker ?? tx.transaction_crypto.toUpperCase();
           const own = walletAddresses[tx.wallet_id] ?? null;

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { backend } from "../api.server";
+import { backend, transactionsBefore } from "../api.server";
 import { TransactionList } from "../components/transactions";
 import { useWalletView } from "../components/use-wallet-view";
 import { requireUser } from "../session.server";
@@ -13,20 +13,20 @@ export function meta() {
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user } = await requireUser(request, context);
-  const before = new URL(request.url).searchParams.get("before");
+  const url = new URL(request.url);
   const answer = await backend(context).clientBalances({
     email: user.email,
     twelveWords: user.words,
     // One more than a page tells whether there is an older page.
     transactionsLimit: PAGE_SIZE + 1,
-    ...(before && !Number.isNaN(Date.parse(before)) ? { transactionsBefore: before } : {}),
+    ...transactionsBefore(url),
   });
   const all = answer.ok ? answer.data.transactions : [];
   const page = all.slice(0, PAGE_SIZE);
   return {
     transactions: page,
     olderThan: all.length > PAGE_SIZE ? (page.at(-1)?.date ?? null) : null,
-    paged: Boolean(before),
+    paged: Boolean(url.searchParams.get("before")),
     unavailable: !answer.ok,
   };
 }

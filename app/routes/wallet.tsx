@@ -1,7 +1,7 @@
 import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
-import { backend } from "../api.server";
+import { backend, transactionsBefore } from "../api.server";
 import { CoinIcon } from "../components/coin-icon";
 import { CopyButton } from "../components/copy-button";
 import { CloseIcon, RefreshIcon } from "../components/icons";
@@ -29,12 +29,11 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (params.ticker !== coin.ticker.toLowerCase()) throw redirect(`/wallet/${coin.ticker.toLowerCase()}`);
 
   const url = new URL(request.url);
-  const before = url.searchParams.get("before");
   const answer = await backend(context).clientBalances({
     email: user.email,
     twelveWords: user.words,
     transactionsLimit: 1000,
-    ...(before && !Number.isNaN(Date.parse(before)) ? { transactionsBefore: before } : {}),
+    ...transactionsBefore(url),
   });
   const all = answer.ok
     ? answer.data.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)

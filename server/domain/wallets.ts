@@ -17,13 +17,11 @@ import {
   type Wallet,
 } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
+import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
 import { formatAmount } from "./amounts.ts";
 import { balancesForUser, balancesForWallets, isUuid, openWalletAccount } from "./ledger.ts";
 
-/** How call 4 shows a requested wallet that has no address yet. */
-export const NOT_ADDED_YET = "Not added yet";
-/** How call 4 marks a received transaction in recipient_wallet. */
-export const INCOMING_TRANSACTION = "Incoming Transaction";
+export { INCOMING_TRANSACTION, NOT_ADDED_YET };
 export const MAX_TRANSACTIONS = 1000;
 /** Call 4 returns at most this many messages, newest first. */
 export const MAX_MESSAGES = 1000;

@@ -1,0 +1,8 @@
+// Literal values of the spec's API contract (section 3) that both the backend
+// and the web tier read. Dependency-free, like common/coins.ts.
+
+/** wallet_address of a wallet that was requested but has no address yet. */
+export const NOT_ADDED_YET = "Not added yet";
+
+/** recipient_wallet of a received transaction. */
+export const INCOMING_TRANSACTION = "Incoming Transaction";
