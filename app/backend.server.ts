@@ -41,6 +41,21 @@ const checkLoggedInData = z.object({
 const messageData = z.object({ success: z.literal(true), message: z.string() });
 
 const rejectionBody = z.object({ message: z.string() });
+const sentTransaction = z.object({
+  id: z.string(),
+  date: z.string(),
+  wallet_id: z.string(),
+  recipient_wallet: z.string(),
+  amount_in_crypto: z.string(),
+  amount_in_dollar: z.string().nullable(),
+  transaction_crypto: z.string(),
+  status: z.string(),
+});
+const requestTransactionData = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  transaction: sentTransaction,
+});
 
 const newMessagesCountData = z.object({ newMessagesCount: z.number().int().min(0) });
 
@@ -75,6 +90,7 @@ export type ChangePasswordData = z.infer<typeof messageData>;
 export type ClientBalancesData = z.infer<typeof clientBalancesData>;
 export type RequestWalletData = z.infer<typeof messageData>;
 export type NewMessagesCountData = z.infer<typeof newMessagesCountData>;
+export type RequestTransactionData = z.infer<typeof requestTransactionData>;
 
 export interface BackendRejected {
   ok: false;
@@ -123,6 +139,17 @@ export interface ClientBalancesInput extends PhraseInput {
   transactionsBefore?: string;
 }
 
+export interface RequestTransactionInput extends PhraseInput {
+  walletId: string;
+  /** Decimal text, at most 4 decimals. */
+  amount: string;
+  /** The client's USD figure (the server prices the send itself). */
+  amountInUsd: string;
+  receiverWalletAddress: string;
+  /** Issued with the form: the same key again answers the first answer and sends nothing. */
+  idempotencyKey?: string;
+}
+
 export interface BackendClient {
   createAccount(input: CreateAccountInput): Promise<BackendResult<CreateAccountData>>;
   login(input: LoginInput): Promise<BackendResult<LoginData>>;
@@ -132,6 +159,7 @@ export interface BackendClient {
   clientBalances(input: ClientBalancesInput): Promise<BackendResult<ClientBalancesData>>;
   requestWallet(input: PhraseInput & { ticker: string }): Promise<BackendResult<RequestWalletData>>;
   newMessagesCount(input: PhraseInput): Promise<BackendResult<NewMessagesCountData>>;
+  requestTransaction(input: RequestTransactionInput): Promise<BackendResult<RequestTransactionData>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -242,6 +270,20 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
         "/aml-new-messages-count",
         { email: input.email, twelvewords: input.twelveWords.join(" ") },
         newMessagesCountData,
+      ),
+    requestTransaction: (input) =>
+      call(
+        "/request-transaction",
+        {
+          email: input.email,
+          twelveWords: input.twelveWords.join(" "),
+          amount: input.amount,
+          amount_in_usd: input.amountInUsd,
+          receiver_wallet_address: input.receiverWalletAddress,
+          wallet_id: input.walletId,
+          ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
+        },
+        requestTransactionData,
       ),
   };
 }

@@ -11,7 +11,7 @@ import { RouterContextProvider, type RouterContext, type ServerBuild } from "rea
 import type { AppServices } from "../app/context.ts";
 import { createApiHandler } from "./api/handler.ts";
 import { failure } from "./api/http.ts";
-import { createFeedRoutes } from "./feeds/routes.ts";
+import { createFeedRoutes, createMarketData } from "./feeds/routes.ts";
 import { runInServer } from "./ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
@@ -28,6 +28,13 @@ export async function startHost(config: Config) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const sessions = createSessionKV(database.db);
 
+  // Prices and rates, cached: served by the feed routes and used by the API to price sends.
+  const market = createMarketData({
+    offline: config.feedsOffline,
+    ...(config.coingeckoUrl ? { coingeckoUrl: config.coingeckoUrl } : {}),
+    ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
+  });
+
   const api = config.backendUrl
     ? undefined
     : createApiHandler({
@@ -35,17 +42,14 @@ export async function startHost(config: Config) {
         platform: config.platform,
         backendSecret: config.backendSecret,
         maxBodyBytes: config.maxBodyBytes,
+        usdtNetwork: config.usdtNetwork,
+        usdPrice: async (coin) => (await market.quote(coin)).lastPrice,
       });
 
   // The prices service runs in-process unless PRICES_URL points elsewhere.
   const feeds = config.pricesUrl
     ? undefined
-    : createFeedRoutes({
-        offline: config.feedsOffline,
-        platform: config.platform,
-        ...(config.coingeckoUrl ? { coingeckoUrl: config.coingeckoUrl } : {}),
-        ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
-      });
+    : createFeedRoutes({ offline: config.feedsOffline, platform: config.platform, market });
   const feedsFetch = feeds ? async (request: Request) => (await feeds(request)) ?? notFound() : undefined;
   // /api: the public data routes first, then the accounts and wallets API.
   const apiAll = async (request: Request) =>

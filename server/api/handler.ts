@@ -10,7 +10,7 @@
 //   400 missing or unknown platform · 400 schema (strict objects).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
-import { coinFor } from "../../common/coins.ts";
+import { coinFor, type Ticker } from "../../common/coins.ts";
 import { log } from "../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
 import {
@@ -21,6 +21,8 @@ import {
   type AccountsContext,
 } from "../domain/accounts.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
+import type { UsdtNetwork } from "../domain/addresses.ts";
+import { requestSend, type SendResult } from "../domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "../domain/wallets.ts";
 import {
   failure,
@@ -38,6 +40,7 @@ import {
   loginBody,
   newMessagesCountBody,
   phraseBody,
+  requestTransactionBody,
   walletRequestBody,
 } from "./schemas.ts";
 
@@ -49,6 +52,18 @@ export interface ApiHandlerOptions {
   backendSecret: string;
   /** Largest accepted request body; default 16 KiB. */
   maxBodyBytes?: number;
+  /**
+   * A coin's USD price now, as a plain decimal (sends are priced with it; the
+   * client's figure is not trusted). Default: no price, so sends record none.
+   */
+  usdPrice?: (coin: Ticker) => Promise<string | null>;
+  /** The network USDT addresses are checked for; default erc20. */
+  usdtNetwork?: UsdtNetwork;
+}
+
+interface RouteContext extends AccountsContext {
+  usdPrice: (coin: Ticker) => Promise<string | null>;
+  usdtNetwork: UsdtNetwork;
 }
 
 export type ApiHandler = (request: Request) => Promise<Response>;
@@ -75,11 +90,17 @@ export const MESSAGES = {
   walletRequested: "Wallet requested.",
   walletAlreadyRequested: "Wallet already requested.",
   unsupportedCoin: "Unsupported coin.",
+  transactionRequested: "Transaction requested.",
+  walletNotFound: "Wallet not found.",
+  walletHasNoAddress: "This wallet has no address yet.",
+  insufficientBalance: "Insufficient balance.",
+  ownAddress: "You cannot send to this wallet's own address.",
+  idempotencyConflict: "This idempotency key was already used for a different transaction.",
 } as const;
 
 interface Route<S extends z.ZodType> {
   schema: S;
-  run(ctx: AccountsContext, body: z.output<S>): Promise<Response>;
+  run(ctx: RouteContext, body: z.output<S>): Promise<Response>;
 }
 
 function route<S extends z.ZodType>(schema: S, run: Route<S>["run"]): Route<S> {
@@ -179,7 +200,50 @@ const routes = new Map<string, Route<z.ZodType>>([
       return json(200, { newMessagesCount: await unreadMessagesCount(ctx.db, result.userId) });
     }),
   ],
+  [
+    "/api/request-transaction",
+    route(requestTransactionBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      const sent = await requestSend(ctx.db, {
+        userId: result.userId,
+        walletId: body.wallet_id,
+        amount: body.amount,
+        destination: body.receiver_wallet_address,
+        idempotencyKey: body.idempotency_key,
+        usdPrice: ctx.usdPrice,
+        usdtNetwork: ctx.usdtNetwork,
+      });
+      return sendAnswer(sent);
+    }),
+  ],
 ]);
+
+function sendAnswer(sent: SendResult): Response {
+  if (sent.ok) {
+    return json(
+      200,
+      { success: true, message: MESSAGES.transactionRequested, transaction: sent.transaction },
+      sent.replayed ? { "idempotent-replayed": "true" } : {},
+    );
+  }
+  switch (sent.reason) {
+    case "wallet-not-found":
+      return failure(404, MESSAGES.walletNotFound);
+    case "invalid-amount":
+      return failure(400, `Invalid amount: ${sent.detail}`);
+    case "invalid-address":
+      return failure(400, sent.detail);
+    case "own-address":
+      return failure(400, MESSAGES.ownAddress);
+    case "no-address":
+      return failure(409, MESSAGES.walletHasNoAddress);
+    case "idempotency-conflict":
+      return failure(409, MESSAGES.idempotencyConflict);
+    case "insufficient-balance":
+      return failure(422, MESSAGES.insufficientBalance);
+  }
+}
 
 function toIssues(error: z.ZodError): Issue[] {
   return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
@@ -211,7 +275,12 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
   if (!Number.isInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw new Error("maxBodyBytes must be a positive integer");
   if (!opts.platform) throw new Error("platform must not be empty");
-  const ctx: AccountsContext = { db: opts.db, keys: deriveServerKeys(opts.backendSecret) };
+  const ctx: RouteContext = {
+    db: opts.db,
+    keys: deriveServerKeys(opts.backendSecret),
+    usdPrice: opts.usdPrice ?? (() => Promise.resolve(null)),
+    usdtNetwork: opts.usdtNetwork ?? "erc20",
+  };
   const platform = opts.platform;
 
   async function handle(request: Request): Promise<Response> {

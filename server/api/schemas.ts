@@ -76,3 +76,29 @@ export const walletRequestBody = z.strictObject({
 
 /** Call 7: the words arrive as `twelvewords`, all lower-case (spec section 7 notes). */
 export const newMessagesCountBody = z.strictObject({ platform, email, twelvewords: twelveWords });
+
+/** A decimal amount as the clients send it: a string, or a JSON number (read by its shortest decimal text). */
+const decimalInput = z.union([z.string().max(256, "Must be at most 256 characters."), z.number()], {
+  error: 'Must be a decimal number, as a string like "0.5" or a JSON number.',
+});
+
+/**
+ * Call 6. The amount is checked by the route (digits, one dot, at most 4
+ * decimals, positive) so its answer can say what is wrong; amount_in_usd is
+ * the client's figure and is only type-checked (the server prices the send
+ * itself). idempotency_key is our addition: the same key again answers the
+ * first answer and creates nothing.
+ */
+export const requestTransactionBody = z.strictObject({
+  platform,
+  email,
+  twelveWords,
+  amount: decimalInput,
+  amount_in_usd: decimalInput.optional(),
+  receiver_wallet_address: z.string().max(256, "Must be at most 256 characters."),
+  wallet_id: z.string().max(64, "Must be at most 64 characters."),
+  idempotency_key: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,128}$/u, "Must be 16 to 128 letters, digits, '-' or '_'.")
+    .optional(),
+});

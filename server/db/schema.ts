@@ -218,7 +218,38 @@ export const withdrawals = pgTable(
     check("withdrawals_amount_positive", sql`amount > 0`),
     check("withdrawals_status_valid", sql`status IN ('pending', 'Confirmed', 'Declined')`),
     check("withdrawals_decided_consistent", sql`(status = 'pending') = (decided_at IS NULL)`),
+    // The operators' queue of sends waiting for a decision.
+    index("withdrawals_pending_idx")
+      .on(t.createdAt)
+      .where(sql`status = 'pending'`),
   ],
+);
+
+/**
+ * Idempotency keys of sends (call 6): one row per (user, key), written in the
+ * same transaction as the send it created. The same key again answers
+ * `response` and creates nothing; the same key with another request
+ * (request_hash) is refused. Only sends that were created are recorded: a
+ * refused request leaves its key free, so the corrected form goes through.
+ */
+export const sendRequests = pgTable(
+  "send_requests",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id),
+    idempotencyKey: text("idempotency_key").notNull(),
+    /** SHA-256 (hex) of the canonical request: wallet, amount in base units, destination. */
+    requestHash: text("request_hash").notNull(),
+    withdrawalId: uuid("withdrawal_id")
+      .notNull()
+      .unique("send_requests_withdrawal_unique")
+      .references(() => withdrawals.id),
+    /** The first answer's body, returned again on a replay. */
+    response: jsonb("response").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.idempotencyKey] })],
 );
 
 /** Compliance messages to one user, or (user_id NULL) to every user. */

@@ -92,3 +92,21 @@ export function normaliseUsd(text: string): string | undefined {
   const fraction = (match[2] ?? "").replace(/0+$/u, "");
   return fraction ? `${whole}.${fraction}` : whole;
 }
+
+/**
+ * The USD value of `units` of a coin at `price` (a plain decimal USD price),
+ * rounded half up to the cent, as plain decimal text ("1234.5", "0.07", "0").
+ */
+export function usdValue(ticker: Ticker, units: bigint, price: string): string {
+  const match = /^(\d{1,30})(?:\.(\d{1,30}))?$/u.exec(price);
+  if (!match) throw new RangeError("price must be a plain non-negative decimal");
+  const fraction = match[2] ?? "";
+  const priceUnits = BigInt(`${match[1] ?? "0"}${fraction}`);
+  // units / 10^decimals × priceUnits / 10^fraction.length, in cents.
+  const scale = 10n ** BigInt(COINS[ticker].decimals + fraction.length);
+  const numerator = units * priceUnits * 100n;
+  const cents = (numerator + scale / 2n) / scale;
+  const whole = cents / 100n;
+  const rest = (cents % 100n).toString().padStart(2, "0").replace(/0+$/u, "");
+  return rest ? `${whole}.${rest}` : whole.toString();
+}

@@ -270,11 +270,22 @@ export interface HoldWithdrawalInput {
   destination: string;
   /** The USD value at request time, a plain decimal string (or null when unknown). */
   amountUsd: string | null;
+  /** When given, a wallet of anyone else is answered as not found (and nothing is written). */
+  ownerId?: string;
 }
 
 export type HoldWithdrawalResult =
-  | { ok: true; withdrawalId: string; holdTransferId: string; available: bigint }
-  | { ok: false; reason: "wallet-not-found" | "no-address" }
+  | {
+      ok: true;
+      withdrawalId: string;
+      holdTransferId: string;
+      coin: Ticker;
+      createdAt: Date;
+      /** The available balance left after the hold. */
+      available: bigint;
+    }
+  /** own-address: the destination is the wallet's own address. */
+  | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" }
   | { ok: false; reason: "insufficient-balance"; available: bigint };
 
 /**
@@ -294,7 +305,11 @@ export async function holdWithdrawal(db: AppDb, input: HoldWithdrawalInput): Pro
     // Lock first, then read the balance: a concurrent hold on this wallet waits here until we commit.
     const wallet = await findWalletAccount(tx, input.walletId, true);
     if (!wallet) return { ok: false, reason: "wallet-not-found" };
+    if (input.ownerId !== undefined && wallet.userId !== input.ownerId) {
+      return { ok: false, reason: "wallet-not-found" };
+    }
     if (wallet.address === null) return { ok: false, reason: "no-address" };
+    if (wallet.address === destination) return { ok: false, reason: "own-address" };
     const available = await accountBalance(tx, wallet.accountId);
     if (available < input.units) return { ok: false, reason: "insufficient-balance", available };
 
@@ -321,12 +336,14 @@ export async function holdWithdrawal(db: AppDb, input: HoldWithdrawalInput): Pro
         status: "pending",
         holdTransferId: hold.id,
       })
-      .returning({ id: withdrawals.id });
+      .returning({ id: withdrawals.id, createdAt: withdrawals.createdAt });
     if (!withdrawal) throw new Error("withdrawal insert returned nothing");
     return {
       ok: true,
       withdrawalId: withdrawal.id,
       holdTransferId: hold.id,
+      coin: wallet.coin,
+      createdAt: withdrawal.createdAt,
       available: available - input.units,
     };
   });

@@ -15,7 +15,7 @@ import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
 import { log } from "../../common/log.ts";
 import { failure, json } from "../api/http.ts";
 import { COINGECKO_URL, fetchCoinGecko, type CoinQuote } from "./crypto-prices.ts";
-import { createCachedSource, type FeedSourceKind } from "./feed.ts";
+import { createCachedSource, type CachedSource, type FeedSourceKind } from "./feed.ts";
 import { CURRENCIES, ECB_DAILY_URL, ecbAsOf, fetchEcbDaily, type Currency } from "./fx-rates.ts";
 import snapshotPricesJson from "./snapshot-prices.json" with { type: "json" };
 import snapshotRatesJson from "./snapshot-rates.json" with { type: "json" };
@@ -95,9 +95,19 @@ export function loadRatesSnapshot(raw: unknown = snapshotRatesJson): RatesData &
 
 const USDT_FILL: CoinQuote = { lastPrice: "1", changePct: "0" };
 
-export function createFeedRoutes(opts: FeedRoutesOptions): FeedRoutes {
-  if (!opts.platform) throw new Error("platform must not be empty");
-  const platform = opts.platform;
+export type MarketDataOptions = Omit<FeedRoutesOptions, "platform">;
+
+/** The cached price and rate sources, shared by the public feed routes and the API (sends are priced here). */
+export interface MarketData {
+  prices: CachedSource<PricesData>;
+  rates: CachedSource<RatesData>;
+  /** A coin's quote in a prices answer; a coin it lacks: USDT is pegged at 1, any other from the snapshot. */
+  quoteIn(data: PricesData, ticker: Ticker): CoinQuote;
+  /** A coin's quote now: live, else last good, else the snapshot. */
+  quote(ticker: Ticker): Promise<CoinQuote>;
+}
+
+export function createMarketData(opts: MarketDataOptions): MarketData {
   // Checked once, up front: a broken snapshot is a build error, not a runtime surprise.
   const { asOf: pricesAsOf, prices: snapshotQuotes } = loadPricesSnapshot();
   const pricesSnapshot: PricesData & { asOf: string } = {
@@ -138,6 +148,22 @@ export function createFeedRoutes(opts: FeedRoutesOptions): FeedRoutes {
     },
   });
 
+  const quoteIn = (data: PricesData, ticker: Ticker): CoinQuote =>
+    data.quotes.get(ticker) ?? (ticker === "USDT" ? USDT_FILL : snapshotQuotes[ticker]);
+  return {
+    prices,
+    rates,
+    quoteIn,
+    quote: async (ticker) => quoteIn((await prices.get()).data, ticker),
+  };
+}
+
+export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData }): FeedRoutes {
+  if (!opts.platform) throw new Error("platform must not be empty");
+  const platform = opts.platform;
+  const market = opts.market ?? createMarketData(opts);
+  const { prices, rates } = market;
+
   function knownApplication(request: Request): boolean {
     const name = request.headers.get("app_name");
     const url = request.headers.get("app_url");
@@ -167,9 +193,7 @@ export function createFeedRoutes(opts: FeedRoutesOptions): FeedRoutes {
     if (!knownApplication(request)) return failure(401, FEED_MESSAGES.unknownApplication);
     const answer = await prices.get();
     const entries = TICKERS.map((ticker) => {
-      // A coin the answer lacks: USDT is pegged at 1; any other comes from the snapshot.
-      const quote =
-        answer.data.quotes.get(ticker) ?? (ticker === "USDT" ? USDT_FILL : snapshotQuotes[ticker]);
+      const quote = market.quoteIn(answer.data, ticker);
       return {
         ticker,
         last_price: quote.lastPrice,

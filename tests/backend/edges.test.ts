@@ -58,6 +58,15 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     request_text: "eth",
   },
   "/api/aml-new-messages-count": { platform: PLATFORM, email: "edge@example.com", twelvewords: PHRASE },
+  "/api/request-transaction": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    amount: "0.5",
+    amount_in_usd: "1500",
+    receiver_wallet_address: "0x8f348F300873Fd5DA36950B2aC75a26584584feE",
+    wallet_id: "00000000-0000-4000-8000-000000000000",
+  },
 };
 
 interface Answer {

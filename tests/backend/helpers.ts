@@ -10,10 +10,13 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { createRequestListener } from "@remix-run/node-fetch-server";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { createBackendClient, type BackendClient } from "../../app/backend.server.ts";
+import type { Ticker } from "../../common/coins.ts";
 import { createApiHandler, type ApiHandler } from "../../server/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/db/index.ts";
 import { users } from "../../server/db/schema.ts";
@@ -132,8 +135,30 @@ export function databaseTargets(): DatabaseTarget[] {
   return targets;
 }
 
-export function createTestHandler(db: AppDb, opts: { maxBodyBytes?: number } = {}): ApiHandler {
-  return createApiHandler({ db, platform: PLATFORM, backendSecret: BACKEND_SECRET, ...opts });
+/** USD prices the test handlers price sends with (as a feed would answer). */
+export const TEST_USD_PRICES: Readonly<Record<Ticker, string>> = {
+  BTC: "60000",
+  ETH: "3000.5",
+  ADA: "0.45",
+  BNB: "600",
+  DOGE: "0.15",
+  SOL: "150.25",
+  TRX: "0.12",
+  USDT: "1",
+  XRP: "0.55",
+};
+
+export function createTestHandler(
+  db: AppDb,
+  opts: { maxBodyBytes?: number; usdPrice?: (coin: Ticker) => Promise<string | null> } = {},
+): ApiHandler {
+  return createApiHandler({
+    db,
+    platform: PLATFORM,
+    backendSecret: BACKEND_SECRET,
+    usdPrice: (coin) => Promise.resolve(TEST_USD_PRICES[coin]),
+    ...opts,
+  });
 }
 
 export interface Connection {
@@ -226,4 +251,36 @@ export const ROUTES = [
   "/api/aml-client-balances",
   "/api/request-nonbtc-wallet",
   "/api/aml-new-messages-count",
+  "/api/request-transaction",
 ] as const;
+
+/**
+ * A fresh valid address of the coin (random key hash, correct checksum), so
+ * tests can issue as many wallets as they need: an address belongs to one
+ * wallet of its coin. USDT is ERC-20 (the default network).
+ */
+export function randomAddress(coin: Ticker): string {
+  const hash = randomBytes(20);
+  switch (coin) {
+    case "ETH":
+    case "BNB":
+    case "USDT":
+      return `0x${hash.toString("hex")}`;
+    case "BTC":
+      return bech32.encode("bc", [0, ...bech32.toWords(hash)]);
+    case "DOGE":
+      return createBase58check(sha256).encode(Uint8Array.from([0x1e, ...hash]));
+    case "TRX":
+      return createBase58check(sha256).encode(Uint8Array.from([0x41, ...hash]));
+    case "XRP": {
+      const payload = Uint8Array.from([0x00, ...hash]);
+      const check = sha256(sha256(payload)).subarray(0, 4);
+      return base58xrp.encode(Uint8Array.from([...payload, ...check]));
+    }
+    case "SOL":
+      return base58.encode(randomBytes(32));
+    case "ADA":
+      // A base address on mainnet: header 0x01, then payment and stake key hashes (28 bytes each).
+      return bech32.encode("addr", bech32.toWords(Uint8Array.from([0x01, ...randomBytes(56)])), 200);
+  }
+}

@@ -1,0 +1,164 @@
+// Sends (call 6): a user asks to move coins out of one of their wallets.
+//
+// The request is checked in this order, and nothing is written unless every
+// check passes: the wallet is the caller's (anyone else's wallet is answered
+// exactly as a wallet that does not exist), the amount is a positive decimal
+// with at most 4 decimals, the destination is a valid address of the wallet's
+// coin and not the wallet's own, the wallet has an address, and the available
+// balance covers the amount. The send is then a hold in the ledger (see
+// ledger.ts), 'pending' until an operator approves or declines it.
+//
+// Idempotency: a request may carry a key. The first request with a key that
+// creates a send records (user, key, request hash, answer) in the same
+// transaction as the hold; the same key again with the same request answers
+// the recorded answer and writes nothing; with a different request it is
+// refused. A refused request records nothing, so its key stays free.
+import { createHash } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Ticker } from "../../common/coins.ts";
+import type { AppDb } from "../db/index.ts";
+import { sendRequests } from "../db/schema.ts";
+import { isUniqueViolation } from "./accounts.ts";
+import { validateAddress, type UsdtNetwork } from "./addresses.ts";
+import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
+import { holdWithdrawal, isUuid } from "./ledger.ts";
+import { findWallet } from "./wallets.ts";
+
+/** Spec section 5: the amount sent has at most 4 decimals. */
+export const SEND_DECIMALS = 4;
+
+/** The send as call 6 answers it (the shape of a call-4 transaction). */
+export interface SentTransaction {
+  id: string;
+  date: string;
+  wallet_id: string;
+  recipient_wallet: string;
+  amount_in_crypto: string;
+  amount_in_dollar: string | null;
+  transaction_crypto: Ticker;
+  status: "pending";
+}
+
+export interface SendInput {
+  userId: string;
+  walletId: string;
+  /** As received: decimal text, or a JSON number. */
+  amount: string | number;
+  destination: string;
+  idempotencyKey?: string | undefined;
+  /** The coin's USD price now (plain decimal), or null when none is known. */
+  usdPrice: (coin: Ticker) => Promise<string | null>;
+  usdtNetwork?: UsdtNetwork;
+}
+
+export type SendResult =
+  | { ok: true; replayed: boolean; transaction: SentTransaction }
+  | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" | "idempotency-conflict" }
+  | { ok: false; reason: "invalid-amount" | "invalid-address"; detail: string }
+  | { ok: false; reason: "insufficient-balance" };
+
+/** The amount's decimal text: a JSON number by its shortest round-trip text ("1e-7" stays refused). */
+function amountText(amount: string | number): string {
+  return typeof amount === "number" ? String(amount) : amount;
+}
+
+function requestHash(walletId: string, units: bigint, destination: string): string {
+  return createHash("sha256")
+    .update(JSON.stringify([walletId, units.toString(), destination]))
+    .digest("hex");
+}
+
+async function recorded(
+  db: AppDb,
+  userId: string,
+  key: string,
+): Promise<{ requestHash: string; response: SentTransaction } | undefined> {
+  const [row] = await db
+    .select({ requestHash: sendRequests.requestHash, response: sendRequests.response })
+    .from(sendRequests)
+    .where(and(eq(sendRequests.userId, userId), eq(sendRequests.idempotencyKey, key)));
+  return row ? { requestHash: row.requestHash, response: row.response as SentTransaction } : undefined;
+}
+
+function replay(found: { requestHash: string; response: SentTransaction }, hash: string): SendResult {
+  return found.requestHash === hash
+    ? { ok: true, replayed: true, transaction: found.response }
+    : { ok: false, reason: "idempotency-conflict" };
+}
+
+export async function requestSend(db: AppDb, input: SendInput): Promise<SendResult> {
+  const { userId, idempotencyKey: key } = input;
+  const wallet = isUuid(input.walletId) ? await findWallet(db, input.walletId) : undefined;
+  if (!wallet || wallet.userId !== userId) return { ok: false, reason: "wallet-not-found" };
+  const coin = wallet.coin;
+
+  const amount = parseAmount(coin, amountText(input.amount), { maxDecimals: SEND_DECIMALS });
+  if (!amount.ok) return { ok: false, reason: "invalid-amount", detail: amount.reason };
+  const checked = validateAddress(
+    coin,
+    input.destination,
+    input.usdtNetwork ? { usdtNetwork: input.usdtNetwork } : {},
+  );
+  if (!checked.ok) return { ok: false, reason: "invalid-address", detail: checked.reason };
+  const destination = checked.address;
+  const hash = requestHash(wallet.id, amount.units, destination);
+
+  if (key !== undefined) {
+    const found = await recorded(db, userId, key);
+    if (found) return replay(found, hash);
+  }
+
+  const price = await input.usdPrice(coin);
+  const amountUsd = price === null ? null : usdValue(coin, amount.units, price);
+
+  let result: SendResult;
+  try {
+    result = await db.transaction(async (tx): Promise<SendResult> => {
+      const held = await holdWithdrawal(tx, {
+        walletId: wallet.id,
+        ownerId: userId,
+        units: amount.units,
+        destination,
+        amountUsd,
+      });
+      if (!held.ok) {
+        return held.reason === "insufficient-balance"
+          ? { ok: false, reason: "insufficient-balance" }
+          : { ok: false, reason: held.reason };
+      }
+      const transaction: SentTransaction = {
+        id: held.withdrawalId,
+        date: held.createdAt.toISOString(),
+        wallet_id: wallet.id,
+        recipient_wallet: destination,
+        amount_in_crypto: formatAmount(coin, amount.units),
+        amount_in_dollar: amountUsd,
+        transaction_crypto: coin,
+        status: "pending",
+      };
+      if (key !== undefined) {
+        await tx.insert(sendRequests).values({
+          userId,
+          idempotencyKey: key,
+          requestHash: hash,
+          withdrawalId: held.withdrawalId,
+          response: transaction,
+        });
+      }
+      return { ok: true, replayed: false, transaction };
+    });
+  } catch (error) {
+    // A concurrent request with the same key committed first: its hold stands, ours rolled back.
+    if (key === undefined || !isUniqueViolation(error)) throw error;
+    const found = await recorded(db, userId, key);
+    if (!found) throw error;
+    return replay(found, hash);
+  }
+  // Refused after waiting for a concurrent request with the same key (its hold took the balance):
+  // that request is this one, so its answer is ours.
+  if (!result.ok && key !== undefined) {
+    const found = await recorded(db, userId, key);
+    if (found) return replay(found, hash);
+  }
+  return result;
+}

@@ -1,0 +1,164 @@
+// Call 6 under concurrent load: many sends of one wallet at the same moment,
+// through the API handler, on every database (on PostgreSQL they really run in
+// parallel over a pool of connections; PGlite runs one transaction at a time).
+// Whatever the interleaving, the wallet never spends more than it holds.
+import { randomBytes } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { AppDb } from "../../server/db/index.ts";
+import { withdrawals } from "../../server/db/schema.ts";
+import { validateAddress } from "../../server/domain/addresses.ts";
+import { creditDeposit, postWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import {
+  PLATFORM,
+  createTestHandler,
+  databaseTargets,
+  postJson,
+  randomAddress,
+  uniqueEmail,
+  type OpenedDatabase,
+} from "./helpers.ts";
+import type { ApiHandler } from "../../server/api/handler.ts";
+
+const WEI = 10n ** 18n;
+
+describe.each(databaseTargets())("concurrent sends on $name", (target) => {
+  let opened: OpenedDatabase;
+  let db: AppDb;
+  let handler: ApiHandler;
+
+  beforeAll(async () => {
+    opened = await target.open();
+    db = opened.database.db;
+    handler = createTestHandler(db);
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.dispose();
+  });
+
+  async function call(path: string, body: Record<string, unknown>) {
+    const response = await handler(postJson(`/api${path}`, { platform: PLATFORM, ...body }));
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  /** A user whose ETH wallet holds `wei`. */
+  async function holder(wei: bigint) {
+    const email = uniqueEmail("race");
+    const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
+    const userId = created.body.newUserId as string;
+    const twelveWords = (created.body.twelveWords as string[]).join(" ");
+    const requested = await requestWallet(db, userId, "ETH");
+    if (!requested.ok) throw new Error("request failed");
+    const address = validateAddress("ETH", randomAddress("ETH"));
+    if (!address.ok) throw new Error(address.reason);
+    await issueAddress(db, requested.wallet.id, address.address);
+    await creditDeposit(db, {
+      walletId: requested.wallet.id,
+      units: wei,
+      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
+    });
+    const destination = randomAddress("ETH");
+    const send = (amount: string, key?: string) =>
+      call("/request-transaction", {
+        email,
+        twelveWords,
+        amount,
+        amount_in_usd: "0",
+        receiver_wallet_address: destination,
+        wallet_id: requested.wallet.id,
+        ...(key ? { idempotency_key: key } : {}),
+      });
+    return { walletId: requested.wallet.id, send };
+  }
+
+  /** Held and settled sends of the wallet, in wei (declined ones returned their funds). */
+  async function spent(walletId: string): Promise<bigint> {
+    const rows = await db
+      .select({ total: sql<string>`coalesce(sum(amount), 0)::text` })
+      .from(withdrawals)
+      .where(sql`${withdrawals.walletId} = ${walletId} and ${withdrawals.status} <> 'Declined'`);
+    return BigInt(rows[0]?.total ?? "0");
+  }
+
+  /** Wallet accounts whose balance (credits − debits) is below zero: there must never be one. */
+  async function negativeWallets(): Promise<number> {
+    const rows = await db.execute<{ n: number }>(sql`
+      select count(*)::int as n from (
+        select a.id
+        from ledger_accounts a
+        left join ledger_transfers t on a.id in (t.credit_account_id, t.debit_account_id)
+        where a.kind = 'wallet'
+        group by a.id
+        having coalesce(sum(case when a.id = t.credit_account_id then t.amount else -t.amount end), 0) < 0
+      ) negative`);
+    const list = Array.isArray(rows) ? rows : (rows as { rows: { n: number }[] }).rows;
+    return Number(list[0]?.n ?? -1);
+  }
+
+  test("20 parallel sends of 60 % of the balance: exactly one goes through", async () => {
+    const { walletId, send } = await holder(10n * WEI);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => send("6")));
+    const statuses = answers.map((a) => a.status).toSorted();
+    expect(statuses).toEqual([200, ...Array.from({ length: 19 }, () => 422)]);
+    for (const a of answers.filter((x) => x.status === 422)) {
+      expect(a.body).toEqual({ success: false, message: "Insufficient balance." });
+    }
+    expect(await walletBalance(db, walletId)).toBe(4n * WEI);
+    expect(await spent(walletId)).toBe(6n * WEI);
+    expect(await negativeWallets()).toBe(0);
+  });
+
+  test("100 parallel small sends never spend more than the balance, and the balance never goes below zero", async () => {
+    // 1 ETH; each send 0.015 ETH: 66 of them fit (0.99 ETH), the 67th would not.
+    const { walletId, send } = await holder(WEI);
+    const answers = await Promise.all(Array.from({ length: 100 }, () => send("0.015")));
+    const ok = answers.filter((a) => a.status === 200).length;
+    expect(answers.every((a) => a.status === 200 || a.status === 422)).toBe(true);
+    expect(ok).toBe(66);
+    const balance = await walletBalance(db, walletId);
+    expect(balance).toBe(WEI - 66n * 15n * 10n ** 15n);
+    expect(balance >= 0n).toBe(true);
+    expect(await spent(walletId)).toBe(66n * 15n * 10n ** 15n);
+    expect(await negativeWallets()).toBe(0);
+  });
+
+  test("the same idempotency key from 10 parallel requests makes one send; others with fresh keys still race fairly", async () => {
+    const { walletId, send } = await holder(3n * WEI);
+    const key = `same-${randomBytes(12).toString("hex")}`;
+    const answers = await Promise.all([
+      ...Array.from({ length: 10 }, () => send("1", key)),
+      ...Array.from({ length: 5 }, (_, i) => send("1", `other-${i}-${randomBytes(12).toString("hex")}`)),
+    ]);
+    const keyed = answers.slice(0, 10);
+    expect(keyed.every((a) => a.status === 200)).toBe(true);
+    expect(new Set(keyed.map((a) => (a.body.transaction as { id: string }).id)).size).toBe(1);
+    // 3 ETH: the keyed send and two of the five others.
+    expect(answers.slice(10).filter((a) => a.status === 200)).toHaveLength(2);
+    expect(await walletBalance(db, walletId)).toBe(0n);
+    const rows = await db
+      .select({ id: withdrawals.id })
+      .from(withdrawals)
+      .where(eq(withdrawals.walletId, walletId));
+    expect(rows).toHaveLength(3);
+  });
+
+  test("20 parallel decisions on one send leave exactly one outcome", async () => {
+    const { walletId, send } = await holder(2n * WEI);
+    const sent = await send("1.5");
+    const id = (sent.body.transaction as { id: string }).id;
+    const decisions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0 ? postWithdrawal(db, id) : voidWithdrawal(db, id, "Declined in a race."),
+      ),
+    );
+    const winners = decisions.filter((d) => d.ok);
+    expect(winners).toHaveLength(1);
+    const outcome = winners[0]?.ok ? winners[0].status : undefined;
+    for (const d of decisions.filter((x) => !x.ok)) {
+      expect(d).toEqual({ ok: false, reason: "already-decided", status: outcome });
+    }
+    expect(await walletBalance(db, walletId)).toBe(outcome === "Declined" ? 2n * WEI : WEI / 2n);
+    expect(await negativeWallets()).toBe(0);
+  });
+});
