@@ -19,7 +19,13 @@ import {
 import { isUniqueViolation } from "./accounts.ts";
 import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
 import { formatAmount } from "./amounts.ts";
-import { balancesForUser, balancesForWallets, isUuid, openWalletAccount } from "./ledger.ts";
+import {
+  balancesForUser,
+  balancesForWallets,
+  isUuid,
+  openWalletAccount,
+  type WithdrawalStatus,
+} from "./ledger.ts";
 
 export { INCOMING_TRANSACTION, NOT_ADDED_YET };
 export const MAX_TRANSACTIONS = 1000;
@@ -393,6 +399,83 @@ export async function usersOverview(db: AppDb): Promise<UserOverview[]> {
     byUser.set(b.userId, list);
   }
   return people.map((p) => ({ ...p, wallets: byUser.get(p.userId) ?? [] }));
+}
+
+export interface SendInfo {
+  sendId: string;
+  walletId: string;
+  userId: string;
+  email: string;
+  coin: Ticker;
+  /** Base units of the coin. */
+  units: bigint;
+  /** The USD value when requested, or null when unknown. */
+  amountUsd: string | null;
+  /** The destination address. */
+  address: string;
+  status: WithdrawalStatus;
+  requestedAt: Date;
+  decidedAt: Date | null;
+  declineReason: string | null;
+}
+
+export interface PendingSend extends Omit<SendInfo, "status" | "decidedAt" | "declineReason"> {
+  /** Whole seconds since the request, by the database's clock (the one that dated it). */
+  ageSeconds: number;
+}
+
+const sendColumns = {
+  sendId: withdrawals.id,
+  walletId: withdrawals.walletId,
+  userId: wallets.userId,
+  email: users.email,
+  coin: wallets.coin,
+  units: withdrawals.amount,
+  amountUsd: withdrawals.amountUsd,
+  address: withdrawals.destination,
+  requestedAt: withdrawals.createdAt,
+};
+
+function sendCoin(coin: string): Ticker {
+  if (!isTicker(coin)) throw new Error(`unknown coin in the database: ${coin}`);
+  return coin;
+}
+
+/** Sends waiting for an operator's decision, oldest request first. */
+export async function pendingSends(db: AppDb): Promise<PendingSend[]> {
+  const rows = await db
+    .select({
+      ...sendColumns,
+      ageSeconds: sql<number>`greatest(0, floor(extract(epoch from (now() - ${withdrawals.createdAt}))))::int`,
+    })
+    .from(withdrawals)
+    .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(eq(withdrawals.status, "pending"))
+    .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id));
+  return rows.map((row) => ({ ...row, coin: sendCoin(row.coin), ageSeconds: Number(row.ageSeconds) }));
+}
+
+/** One send (any status) with its owner's e-mail, or undefined. */
+export async function findSend(db: AppDb, sendId: string): Promise<SendInfo | undefined> {
+  if (!isUuid(sendId)) return undefined;
+  const [row] = await db
+    .select({
+      ...sendColumns,
+      status: withdrawals.status,
+      decidedAt: withdrawals.decidedAt,
+      declineReason: withdrawals.declineReason,
+    })
+    .from(withdrawals)
+    .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
+    .innerJoin(users, eq(users.id, wallets.userId))
+    .where(eq(withdrawals.id, sendId));
+  if (!row) return undefined;
+  const status = row.status;
+  if (status !== "pending" && status !== "Confirmed" && status !== "Declined") {
+    throw new Error(`unknown send status in the database: ${status}`);
+  }
+  return { ...row, coin: sendCoin(row.coin), status };
 }
 
 /** The number of wallets of a user (used by the demo to tell whether it already ran). */

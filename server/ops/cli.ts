@@ -11,7 +11,8 @@ import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
 import type { Config } from "../config.ts";
 import type { AppDb, Database } from "../db/index.ts";
 import { formatAmount, normaliseUsd, parseAmount } from "../domain/amounts.ts";
-import type { CreditDepositResult } from "../domain/ledger.ts";
+import type { CreditDepositResult, DecideWithdrawalResult } from "../domain/ledger.ts";
+import type { SendInfo } from "../domain/wallets.ts";
 
 // The database and domain modules load only once the arguments have passed the
 // checks that need no database, so --help and typos answer at once.
@@ -30,17 +31,23 @@ async function loadBackend() {
     auditLog: schema.auditLog,
     validateAddress: addresses.validateAddress,
     creditDeposit: ledger.creditDeposit,
+    postWithdrawal: ledger.postWithdrawal,
+    voidWithdrawal: ledger.voidWithdrawal,
     walletBalance: ledger.walletBalance,
     findWallet: wallets.findWallet,
     issueAddress: wallets.issueAddress,
     pendingWalletRequests: wallets.pendingWalletRequests,
     usersOverview: wallets.usersOverview,
+    pendingSends: wallets.pendingSends,
+    findSend: wallets.findSend,
   };
 }
 type Backend = Awaited<ReturnType<typeof loadBackend>>;
 
 /** As server/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
 const MAX_TXID = 256;
+/** As server/domain/ledger.ts MAX_REASON (which checks it again, also in UTF-16 code units). */
+const MAX_REASON = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 /** The coin with the most decimals: an amount it refuses for any reason but decimals, every coin refuses. */
 const WIDEST: Ticker = TICKERS.reduce((a, b) => (COINS[b].decimals > COINS[a].decimals ? b : a));
@@ -58,6 +65,9 @@ Commands:
   credit <walletId> <amount> <txid>   credit a deposit, once per on-chain transaction id
       [--usd <decimal>]               its value in USD at the time
   users                               users with their wallets, addresses and balances
+  sends                               sends waiting for a decision
+  approve <sendId>                    approve a send (status Confirmed)
+  decline <sendId> --reason <text>    decline a send: its amount returns to the wallet
 
 Options:
   --as <name>   who you are, for the audit log (default: $OPERATOR, else your OS user name)
@@ -91,6 +101,25 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
 
 Lists every user with each wallet's coin, address state (requested or issued),
 address and available balance (holds of pending sends already subtracted).`,
+  sends: `Usage: node server/ops/cli.ts sends [--json]
+
+Lists the sends users requested that wait for a decision, oldest first:
+requested at, age, user e-mail, coin, amount, destination address, send id.
+The amount is already held from the wallet. Answer each one with approve or
+decline.`,
+  approve: `Usage: node server/ops/cli.ts approve <sendId> [--as <name>] [--json]
+
+Approves a pending send: its held amount leaves the wallet for good and the
+send's status becomes Confirmed. A send is decided once: approving or declining
+it again says so and changes nothing (exit 1). Writes one audit_log row (action
+send.approve).`,
+  decline: `Usage: node server/ops/cli.ts decline <sendId> --reason <text> [--as <name>] [--json]
+
+Declines a pending send: its held amount returns to the user's wallet and the
+send's status becomes Declined. --reason (required, 1 to ${MAX_REASON} characters)
+says why; it is stored with the send. A send is decided once: deciding it again
+says so and changes nothing (exit 1). Writes one audit_log row (action
+send.decline).`,
 };
 
 class CliError extends Error {}
@@ -100,6 +129,7 @@ type Options = {
   json?: boolean | undefined;
   help?: boolean | undefined;
   usd?: string | undefined;
+  reason?: string | undefined;
 };
 
 interface Context {
@@ -170,6 +200,10 @@ function expectArgs(args: string[], count: number, name: string) {
 function checkWalletId(walletId: string) {
   // Anything but a uuid names no wallet; say so without asking the database.
   if (!UUID.test(walletId)) throw new CliError(`No wallet with id ${walletId}.`);
+}
+
+function checkSendId(sendId: string) {
+  if (!UUID.test(sendId)) throw new CliError(`No send with id ${sendId}.`);
 }
 
 async function audit(ctx: Context, db: AppDb, action: string, subject: string, details: object) {
@@ -425,11 +459,207 @@ const usersCommand = command({
   },
 });
 
+/** How long ago, for people: "45 s", "3 min", "2 h", "4 d" (rounded down). */
+function age(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
+  if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
+  return `${Math.floor(seconds / 86_400)} d`;
+}
+
+const sendsCommand = command({
+  changes: false,
+  check: (args) => expectArgs(args, 0, "sends"),
+  async run(ctx) {
+    const rows = await ctx.backend.pendingSends(ctx.db);
+    if (ctx.options.json) {
+      printJson(
+        rows.map((r) => ({
+          sendId: r.sendId,
+          walletId: r.walletId,
+          userId: r.userId,
+          email: r.email,
+          coin: r.coin,
+          amount: formatAmount(r.coin, r.units),
+          amountUsd: r.amountUsd,
+          address: r.address,
+          requestedAt: r.requestedAt.toISOString(),
+          ageSeconds: r.ageSeconds,
+        })),
+      );
+      return;
+    }
+    if (rows.length === 0) {
+      out("No sends are waiting for a decision.");
+      return;
+    }
+    out(
+      table(
+        ["REQUESTED AT", "AGE", "E-MAIL", "COIN", "AMOUNT", "ADDRESS", "SEND ID"],
+        rows.map((r) => [
+          r.requestedAt.toISOString(),
+          age(r.ageSeconds),
+          r.email,
+          r.coin,
+          formatAmount(r.coin, r.units),
+          r.address,
+          r.sendId,
+        ]),
+        new Set([4]),
+      ),
+    );
+    out(
+      `\n${plural(rows.length, "send")} waiting. Answer with: approve <sendId> | decline <sendId> --reason <text>`,
+    );
+  },
+});
+
+type Decision = { status: "Confirmed" } | { status: "Declined"; reason: string };
+
+interface Decided {
+  send: SendInfo;
+  transferId: string;
+  decidedAt: Date;
+  /** The wallet's available balance right after the decision. */
+  balance: bigint;
+}
+
+type DecideOutcome =
+  | Exclude<DecideWithdrawalResult, { ok: true }>
+  | { ok: true; transferId: string; decidedAt: Date; balance: bigint };
+
+const alreadyDecided = (sendId: string, status: string) =>
+  new CliError(`The send ${sendId} was already ${status}; nothing changed.`);
+
+/**
+ * Decides a pending send through the ledger, with its audit row in the same
+ * transaction. The ledger locks the send's row, so of two concurrent decisions
+ * the second waits, then finds the send decided: it is told so, and writes nothing.
+ */
+async function decideSend(ctx: Context, sendId: string, decision: Decision): Promise<Decided> {
+  const { backend } = ctx;
+  const send = await backend.findSend(ctx.db, sendId);
+  if (!send) throw new CliError(`No send with id ${sendId}.`);
+  if (send.status !== "pending") throw alreadyDecided(send.sendId, send.status);
+
+  const result = await ctx.db.transaction(async (tx): Promise<DecideOutcome> => {
+    const decided =
+      decision.status === "Confirmed"
+        ? await backend.postWithdrawal(tx, send.sendId)
+        : await backend.voidWithdrawal(tx, send.sendId, decision.reason);
+    if (!decided.ok) return decided;
+    const after = await backend.findSend(tx, send.sendId);
+    if (!after?.decidedAt) throw new Error("decided send not found in its own transaction");
+    await audit(ctx, tx, decision.status === "Confirmed" ? "send.approve" : "send.decline", send.sendId, {
+      userId: send.userId,
+      walletId: send.walletId,
+      coin: send.coin,
+      amount: formatAmount(send.coin, send.units),
+      units: send.units.toString(),
+      address: send.address,
+      ...(decision.status === "Declined" ? { reason: decision.reason } : {}),
+      before: { status: "pending" },
+      after: { status: decided.status },
+      transferId: decided.transferId,
+    });
+    const balance = await backend.walletBalance(tx, send.walletId);
+    return { ok: true, transferId: decided.transferId, decidedAt: after.decidedAt, balance };
+  });
+  if (!result.ok) {
+    if (result.reason === "already-decided") throw alreadyDecided(send.sendId, result.status);
+    throw new CliError(`No send with id ${sendId}.`);
+  }
+  return { send, transferId: result.transferId, decidedAt: result.decidedAt, balance: result.balance };
+}
+
+const approveCommand = command({
+  changes: true,
+  check(args) {
+    expectArgs(args, 1, "approve");
+    const [sendId = ""] = args;
+    checkSendId(sendId);
+    return sendId;
+  },
+  async run(ctx, sendId: string) {
+    const { send, decidedAt } = await decideSend(ctx, sendId, { status: "Confirmed" });
+    const amount = formatAmount(send.coin, send.units);
+    if (ctx.options.json) {
+      printJson({
+        sendId: send.sendId,
+        status: "Confirmed",
+        email: send.email,
+        coin: send.coin,
+        amount,
+        address: send.address,
+        decidedAt: decidedAt.toISOString(),
+      });
+      return;
+    }
+    out(
+      `Approved the send ${send.sendId}: ${amount} ${send.coin} to ${send.address} for ${send.email}. ` +
+        "Status: Confirmed.",
+    );
+  },
+});
+
+interface DeclineInput {
+  sendId: string;
+  reason: string;
+}
+
+const declineCommand = command({
+  changes: true,
+  check(args, options): DeclineInput {
+    expectArgs(args, 1, "decline");
+    const [sendId = ""] = args;
+    checkSendId(sendId);
+    if (options.reason === undefined) {
+      throw new CliError(
+        `decline needs --reason <text>: why the send is declined (1 to ${MAX_REASON} characters).`,
+      );
+    }
+    const reason = options.reason.trim();
+    if (reason === "") {
+      throw new CliError(`--reason is empty: say why the send is declined (1 to ${MAX_REASON} characters).`);
+    }
+    if (reason.length > MAX_REASON) {
+      throw new CliError(`--reason is too long: ${reason.length} characters, at most ${MAX_REASON}.`);
+    }
+    return { sendId, reason };
+  },
+  async run(ctx, { sendId, reason }: DeclineInput) {
+    const { send, decidedAt, balance } = await decideSend(ctx, sendId, { status: "Declined", reason });
+    const amount = formatAmount(send.coin, send.units);
+    const available = formatAmount(send.coin, balance);
+    if (ctx.options.json) {
+      printJson({
+        sendId: send.sendId,
+        status: "Declined",
+        email: send.email,
+        coin: send.coin,
+        amount,
+        address: send.address,
+        decidedAt: decidedAt.toISOString(),
+        reason,
+        balance: available,
+      });
+      return;
+    }
+    out(
+      `Declined the send ${send.sendId}: ${amount} ${send.coin} returned to ${send.email}'s ${send.coin} wallet ` +
+        `(available balance now ${available} ${send.coin}). Reason: ${reason}`,
+    );
+  },
+});
+
 const COMMANDS: Record<string, Command<unknown>> = {
   requests: requestsCommand,
   "issue-address": issueAddressCommand,
   credit: creditCommand,
   users: usersCommand,
+  sends: sendsCommand,
+  approve: approveCommand,
+  decline: declineCommand,
 };
 
 // ---------------------------------------------------------------------------
@@ -461,8 +691,11 @@ function errorMessage(error: unknown): string {
 export async function main(argv: string[], inServer?: { db: AppDb; config: Config }): Promise<number> {
   let database: Database | undefined;
   try {
-    // "-1" would otherwise read as an unknown option: say what is wrong with it.
-    const signed = argv.find((a) => /^-[\d.]/u.test(a));
+    // "-1" would otherwise read as an unknown option: say what is wrong with it. (The text given
+    // to --as or --reason is no amount; parseArgs explains how to pass one that starts with "-".)
+    const signed = argv.find(
+      (a, i) => /^-[\d.]/u.test(a) && argv[i - 1] !== "--as" && argv[i - 1] !== "--reason",
+    );
     if (signed !== undefined) {
       throw new CliError(`Invalid amount "${signed}": amounts are positive, without a sign.`);
     }
@@ -477,10 +710,12 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
           json: { type: "boolean" },
           help: { type: "boolean", short: "h" },
           usd: { type: "string" },
+          reason: { type: "string" },
         },
       });
     } catch (error) {
-      throw new CliError(`${error instanceof Error ? error.message : String(error)}. See --help.`);
+      const message = error instanceof Error ? error.message : String(error);
+      throw new CliError(`${message.replace(/\.$/u, "")}. See --help.`);
     }
     const options: Options = parsed.values;
     const [name, ...args] = parsed.positionals;
@@ -498,6 +733,9 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
       return 0;
     }
     if (options.usd !== undefined && name !== "credit") throw new CliError("--usd goes with credit only.");
+    if (options.reason !== undefined && name !== "decline") {
+      throw new CliError("--reason goes with decline only.");
+    }
     const input = cmd.check(args, options);
     const actor = cmd.changes ? resolveActor(options) : "";
 
@@ -510,9 +748,11 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
     if (!config.databaseUrl) {
       // The embedded database is held by a running server: let it run the command.
       const { callOpsSocket, opsSocketPath } = await import("./socket.ts");
+      // Who acts is settled here (the server's $OPERATOR and OS user are not the operator's). In
+      // front, so that it stays an option even after a "--" that ends the options.
       const viaServer = await callOpsSocket(
         opsSocketPath(config.dataDir),
-        cmd.changes ? [...argv, "--as", actor] : argv,
+        cmd.changes ? [`--as=${actor}`, ...argv] : argv,
       );
       if (viaServer) {
         sink.out(viaServer.stdout);

@@ -6,14 +6,17 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type AppDb } from "../../server/db/index.ts";
-import { auditLog, ledgerTransfers, wallets } from "../../server/db/schema.ts";
+import { auditLog, ledgerTransfers, wallets, withdrawals } from "../../server/db/schema.ts";
 import { createAccount } from "../../server/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/domain/crypto.ts";
-import { walletBalance } from "../../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import { creditDeposit, holdWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
+import { findSend, issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import { runInServer } from "../../server/ops/cli.ts";
+import { opsSocketPath, serveOpsSocket } from "../../server/ops/socket.ts";
 import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
 
 const CLI = path.resolve(import.meta.dirname, "../../server/ops/cli.ts");
@@ -69,6 +72,11 @@ interface CliTarget {
   env: Record<string, string>;
   /** Opens the database for fn and closes it again (PGlite must be closed while the CLI runs). */
   withDb<T>(fn: (db: AppDb) => Promise<T>): Promise<T>;
+  /**
+   * Embedded database only: runs fn while a server holds the database and serves the ops socket,
+   * as `npm start` does; the CLI then hands its commands to that server. ran: the commands it ran.
+   */
+  withServer?<T>(fn: () => Promise<T>): Promise<{ result: T; ran: string[][] }>;
   dispose(): Promise<void>;
 }
 
@@ -83,6 +91,27 @@ async function pgliteTarget(): Promise<CliTarget> {
       try {
         return await fn(database.db);
       } finally {
+        await database.close();
+      }
+    },
+    async withServer(fn) {
+      const database = await openDatabase({ dataDir });
+      const config = loadConfig({
+        NODE_ENV: "test",
+        DATA_DIR: dataDir,
+        BACKEND_SECRET,
+        SESSION_SECRET: "test-session-secret-0123456789abcdef",
+      });
+      const ran: string[][] = [];
+      const server = await serveOpsSocket(opsSocketPath(dataDir), (argv) => {
+        ran.push(argv);
+        return runInServer(argv, { db: database.db, config });
+      });
+      try {
+        return { result: await fn(), ran };
+      } finally {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
         await database.close();
       }
     },
@@ -123,6 +152,70 @@ async function seed(db: AppDb): Promise<Seeded> {
   return { email, words: alice.words, userId: alice.userId, otherEmail, btc, xrp, eth: eth.id };
 }
 
+const ETH = 10n ** 18n;
+const SEND_DESTINATIONS = {
+  a: "0xde0B295669a9FD93d5F28D9Ec85E40f4cb697BAe",
+  b: "1A1zP1eP5QGefi2DMPTfTL5SLmv7DivfNa",
+  c: "0xAb5801a7D398351b8bE11C439e05C5B3259aeC9B",
+  d: "bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq",
+};
+
+interface SeededSends {
+  email: string;
+  userId: string;
+  eth: string;
+  btc: string;
+  /** Four pending sends, requested in this order: 0.5 ETH, 0.00012345 BTC, 0.25 ETH, 0.001 BTC. */
+  sends: { a: string; b: string; c: string; d: string };
+  requestedAt: Record<string, Date>;
+}
+
+/** Carol gets 2 ETH and 0.1 BTC, then asks to send four amounts (held at once, as the API does). */
+async function seedSends(db: AppDb): Promise<SeededSends> {
+  const email = uniqueEmail("carol");
+  const carol = await createAccount({ db, keys: deriveServerKeys(BACKEND_SECRET) }, email, "pw");
+  if (!carol.ok) throw new Error("account");
+  const wallet = async (coin: "ETH" | "BTC", address: string, units: bigint, txid: string) => {
+    const r = await requestWallet(db, carol.userId, coin);
+    if (!r.ok) throw new Error("request");
+    await issueAddress(db, r.wallet.id, address);
+    await creditDeposit(db, { walletId: r.wallet.id, units, externalTxId: txid });
+    return r.wallet.id;
+  };
+  const eth = await wallet(
+    "ETH",
+    "0x52908400098527886E0F7030069857D2E4169EE7",
+    2n * ETH,
+    "0x" + "11".repeat(32),
+  );
+  const btc = await wallet("BTC", "bc1q9vza2e8x573nczrlzms0wvx3gsqjx7vavgkx0l", 10_000_000n, "22".repeat(32));
+  const hold = async (walletId: string, units: bigint, destination: string, amountUsd: string | null) => {
+    const held = await holdWithdrawal(db, { walletId, units, destination, amountUsd });
+    if (!held.ok) throw new Error(`hold: ${held.reason}`);
+    // Distinct request times, so that "oldest first" has one answer.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    return held.withdrawalId;
+  };
+  const sends = {
+    a: await hold(eth, ETH / 2n, SEND_DESTINATIONS.a, "1500.25"),
+    b: await hold(btc, 12_345n, SEND_DESTINATIONS.b, null),
+    c: await hold(eth, ETH / 4n, SEND_DESTINATIONS.c, "750.5"),
+    d: await hold(btc, 100_000n, SEND_DESTINATIONS.d, "97.3"),
+  };
+  const rows = await db.select({ id: withdrawals.id, createdAt: withdrawals.createdAt }).from(withdrawals);
+  const requestedAt = Object.fromEntries(rows.map((r) => [r.id, r.createdAt]));
+  return { email, userId: carol.userId, eth, btc, sends, requestedAt };
+}
+
+function auditOf(db: AppDb, subject: string) {
+  return db.select().from(auditLog).where(eq(auditLog.subject, subject)).orderBy(auditLog.id);
+}
+
+const escapeRe = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** Where amount ends in a line of a table (followed by the two spaces between columns). */
+const amountEnd = (line: string, amount: string) => line.indexOf(`${amount}  `) + amount.length;
+
 async function snapshot(db: AppDb) {
   const [transfers] = await db.select({ n: sql<number>`count(*)::int` }).from(ledgerTransfers);
   const audit = await db.select().from(auditLog).orderBy(auditLog.id);
@@ -137,11 +230,17 @@ describe("usage", () => {
     const help = await runCli(["--help"], env);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: node server\/ops\/cli\.ts <command> \[options\]/);
-    for (const command of ["requests", "issue-address", "credit", "users"])
+    for (const command of ["requests", "issue-address", "credit", "users", "sends", "approve", "decline"])
       expect(help.stdout).toContain(command);
+    expect(help.stdout).toContain("  decline <sendId> --reason <text>    decline a send");
     const credit = await runCli(["credit", "--help"], env);
     expect(credit.code).toBe(0);
     expect(credit.stdout).toMatch(/^Usage: node server\/ops\/cli\.ts credit <walletId> <amount> <txid>/);
+    const decline = await runCli(["decline", "--help"], env);
+    expect(decline.code).toBe(0);
+    expect(decline.stdout).toMatch(
+      /^Usage: node server\/ops\/cli\.ts decline <sendId> --reason <text> \[--as <name>\] \[--json\]\n/,
+    );
   });
 
   test("usage mistakes: exit 1 with one clear line", SLOW, async () => {
@@ -180,6 +279,24 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
       [["issue-address", wallet], /issue-address takes 2 arguments, got 1/],
       [["users", "--usd", "5"], /--usd goes with credit only/],
       [["issue-address", wallet, "x", "--as", " "], /Say who you are with --as/],
+      [["approve", "not-a-send"], /^error: No send with id not-a-send\.$/m],
+      [["decline", "12345", "--reason", "x"], /^error: No send with id 12345\.$/m],
+      [["approve"], /approve takes 1 argument, got 0\. Usage: node server\/ops\/cli\.ts approve <sendId>/],
+      [["approve", wallet, wallet], /approve takes 1 argument, got 2/],
+      [
+        ["decline", wallet],
+        /^error: decline needs --reason <text>: why the send is declined \(1 to 1000 characters\)\.$/m,
+      ],
+      [["decline", wallet, "--reason", ""], /^error: --reason is empty: say why the send is declined/m],
+      [["decline", wallet, "--reason", " \t "], /^error: --reason is empty/m],
+      [
+        ["decline", wallet, "--reason", "x".repeat(1001)],
+        /^error: --reason is too long: 1001 characters, at most 1000\.$/m,
+      ],
+      [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
+      [["approve", wallet, "--reason", "x"], /^error: --reason goes with decline only\.$/m],
+      [["sends", "--reason", "x"], /--reason goes with decline only/],
+      [["sends", "extra"], /sends takes 0 arguments, got 1/],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, env)));
     for (const [i, run] of runs.entries()) expectFailure(run, cases[i]?.[1] ?? /never/);
@@ -397,6 +514,326 @@ for (const { name, open, full } of targets) {
       ]);
       // Read-only commands write nothing.
       expect((await target.withDb(snapshot)).audit).toHaveLength(2);
+    });
+
+    test("sends with none waiting", SLOW, async () => {
+      expect(await cli(["sends"])).toEqual({
+        code: 0,
+        stdout: "No sends are waiting for a decision.\n",
+        stderr: "",
+      });
+      if (full) expect(JSON.parse((await cli(["sends", "--json"])).stdout)).toEqual([]);
+    });
+
+    describe("sends: list, approve, decline", () => {
+      let carol: SeededSends;
+      const balances = () =>
+        target.withDb(async (db) => ({
+          eth: await walletBalance(db, carol.eth),
+          btc: await walletBalance(db, carol.btc),
+        }));
+
+      beforeAll(async () => {
+        carol = await target.withDb(seedSends);
+      }, 120_000);
+
+      test("sends lists the pending sends oldest first, in a table and as JSON", SLOW, async () => {
+        const { a, b, c, d } = carol.sends;
+        const text = await cli(["sends"]);
+        expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: "" });
+        const lines = text.stdout.split("\n");
+        expect(lines[0]).toMatch(/^REQUESTED AT\s+AGE\s+E-MAIL\s+COIN\s+AMOUNT\s+ADDRESS\s+SEND ID$/);
+        const expected: [string, string, string, string][] = [
+          [a, "ETH", "0.5", SEND_DESTINATIONS.a],
+          [b, "BTC", "0.00012345", SEND_DESTINATIONS.b],
+          [c, "ETH", "0.25", SEND_DESTINATIONS.c],
+          [d, "BTC", "0.001", SEND_DESTINATIONS.d],
+        ];
+        for (const [i, [id, coin, amount, address]] of expected.entries()) {
+          const iso = carol.requestedAt[id]?.toISOString() ?? "missing";
+          expect(lines[i + 2]).toMatch(
+            new RegExp(
+              `^${escapeRe(iso)}  \\d+ (s|min)\\s+${escapeRe(carol.email)}  ${coin}\\s+` +
+                `${escapeRe(amount)}  ${escapeRe(address)}\\s+${id}$`,
+            ),
+          );
+        }
+        // Amounts are right-aligned under AMOUNT.
+        const column = amountEnd(lines[0] ?? "", "AMOUNT");
+        for (const [i, [, , amount]] of expected.entries())
+          expect(amountEnd(lines[i + 2] ?? "", amount)).toBe(column);
+        expect(lines.slice(6)).toEqual([
+          "",
+          "4 sends waiting. Answer with: approve <sendId> | decline <sendId> --reason <text>",
+          "",
+        ]);
+
+        const json = await cli(["sends", "--json"]);
+        expect({ code: json.code, stderr: json.stderr }).toEqual({ code: 0, stderr: "" });
+        const listed = JSON.parse(json.stdout) as { ageSeconds: number }[];
+        const row = (
+          sendId: string,
+          walletId: string,
+          coin: string,
+          amount: string,
+          amountUsd: string | null,
+        ) => ({
+          sendId,
+          walletId,
+          userId: carol.userId,
+          email: carol.email,
+          coin,
+          amount,
+          amountUsd,
+          address: expected.find(([id]) => id === sendId)?.[3],
+          requestedAt: carol.requestedAt[sendId]?.toISOString(),
+          ageSeconds: expect.any(Number),
+        });
+        expect(listed).toEqual([
+          row(a, carol.eth, "ETH", "0.5", "1500.25"),
+          row(b, carol.btc, "BTC", "0.00012345", null),
+          row(c, carol.eth, "ETH", "0.25", "750.5"),
+          row(d, carol.btc, "BTC", "0.001", "97.3"),
+        ]);
+        for (const { ageSeconds } of listed) {
+          expect(Number.isInteger(ageSeconds)).toBe(true);
+          expect(ageSeconds).toBeGreaterThanOrEqual(0);
+          expect(ageSeconds).toBeLessThan(600);
+        }
+        expect(await balances()).toEqual({ eth: (5n * ETH) / 4n, btc: 9_887_655n });
+      });
+
+      test(
+        "approve: the send is Confirmed, the balance stays as after the hold, one audit row",
+        SLOW,
+        async () => {
+          const { a } = carol.sends;
+          expect(await cli(["approve", a, "--as", "Ops Olga"])).toEqual({
+            code: 0,
+            stdout: `Approved the send ${a}: 0.5 ETH to ${SEND_DESTINATIONS.a} for ${carol.email}. Status: Confirmed.\n`,
+            stderr: "",
+          });
+          const state = await target.withDb(async (db) => ({
+            send: await findSend(db, a),
+            audit: await auditOf(db, a),
+            eth: await walletBalance(db, carol.eth),
+          }));
+          expect(state.send).toMatchObject({ status: "Confirmed", declineReason: null });
+          expect(state.send?.decidedAt).toBeInstanceOf(Date);
+          expect(state.eth).toBe((5n * ETH) / 4n);
+          expect(state.audit).toHaveLength(1);
+          expect(state.audit[0]).toMatchObject({
+            actor: "Ops Olga",
+            action: "send.approve",
+            subject: a,
+            details: {
+              userId: carol.userId,
+              walletId: carol.eth,
+              coin: "ETH",
+              amount: "0.5",
+              units: "500000000000000000",
+              address: SEND_DESTINATIONS.a,
+              before: { status: "pending" },
+              after: { status: "Confirmed" },
+              transferId: expect.any(String),
+            },
+          });
+          if (!full) return;
+          const left = JSON.parse((await cli(["sends", "--json"])).stdout) as { sendId: string }[];
+          expect(left.map((s) => s.sendId)).toEqual([carol.sends.b, carol.sends.c, carol.sends.d]);
+          const json = await cli(["approve", carol.sends.d, "--json"], { OPERATOR: "night-shift" });
+          expect({ code: json.code, stderr: json.stderr }).toEqual({ code: 0, stderr: "" });
+          const decided = await target.withDb((db) => findSend(db, carol.sends.d));
+          expect(JSON.parse(json.stdout)).toEqual({
+            sendId: carol.sends.d,
+            status: "Confirmed",
+            email: carol.email,
+            coin: "BTC",
+            amount: "0.001",
+            address: SEND_DESTINATIONS.d,
+            decidedAt: decided?.decidedAt?.toISOString(),
+          });
+        },
+      );
+
+      test(
+        "decline: the send is Declined, its amount back in the wallet exactly, the reason kept",
+        SLOW,
+        async () => {
+          const { b } = carol.sends;
+          const before = await balances();
+          const run = await cli([
+            "decline",
+            b,
+            "--reason",
+            "  Destination is on a sanctions list.  ",
+            "--as",
+            "ops2",
+          ]);
+          expect(run).toEqual({
+            code: 0,
+            stdout:
+              `Declined the send ${b}: 0.00012345 BTC returned to ${carol.email}'s BTC wallet ` +
+              "(available balance now 0.099 BTC). Reason: Destination is on a sanctions list.\n",
+            stderr: "",
+          });
+          const state = await target.withDb(async (db) => ({
+            send: await findSend(db, b),
+            audit: await auditOf(db, b),
+          }));
+          expect(state.send).toMatchObject({
+            status: "Declined",
+            declineReason: "Destination is on a sanctions list.",
+          });
+          expect(await balances()).toEqual({ eth: before.eth, btc: before.btc + 12_345n });
+          expect(state.audit).toHaveLength(1);
+          expect(state.audit[0]).toMatchObject({
+            actor: "ops2",
+            action: "send.decline",
+            subject: b,
+            details: {
+              userId: carol.userId,
+              walletId: carol.btc,
+              coin: "BTC",
+              amount: "0.00012345",
+              units: "12345",
+              address: SEND_DESTINATIONS.b,
+              reason: "Destination is on a sanctions list.",
+              before: { status: "pending" },
+              after: { status: "Declined" },
+              transferId: expect.any(String),
+            },
+          });
+        },
+      );
+
+      test("a decided send or an unknown id: exit 1, one line, nothing written", SLOW, async () => {
+        const { a, b } = carol.sends;
+        const before = await target.withDb(snapshot);
+        expectFailure(
+          await cli(["approve", b]),
+          new RegExp(`^error: The send ${b} was already Declined; nothing changed\\.$`, "m"),
+        );
+        expectFailure(
+          await cli(["decline", a, "--reason", "Too late."]),
+          new RegExp(`^error: The send ${a} was already Confirmed; nothing changed\\.$`, "m"),
+        );
+        const unknown = "00000000-0000-4000-8000-000000000000";
+        expectFailure(
+          await cli(["approve", unknown]),
+          /^error: No send with id 0{8}-0{4}-4000-8000-0{12}\.$/m,
+        );
+        if (full) {
+          expectFailure(await cli(["approve", a, "--json"]), /already Confirmed; nothing changed/);
+          expectFailure(await cli(["decline", b, "--reason", "again"]), /already Declined; nothing changed/);
+          expectFailure(await cli(["decline", unknown, "--reason", "x"]), /^error: No send with id 0{8}-/m);
+        }
+        expect(await target.withDb(snapshot)).toEqual(before);
+      });
+
+      test("approve and decline of one send at once: exactly one outcome, one audit row", SLOW, async () => {
+        const { c } = carol.sends;
+        const before = await balances();
+        // With the embedded database both go through the running server's socket (one after the
+        // other there); with PostgreSQL two processes race for the send's row lock.
+        const race = () =>
+          Promise.all([
+            cli(["approve", c], { OPERATOR: "ops-a" }),
+            cli(["decline", c, "--reason", "Asked twice by mistake.", "--as", "ops-b"]),
+          ]);
+        let approve: Run, decline: Run;
+        if (target.withServer) {
+          const served = await target.withServer(race);
+          [approve, decline] = served.result;
+          // Both were carried out by the server, not by CLI processes opening its data folder.
+          expect(
+            served.ran.map((argv) => argv.find((a) => a === "approve" || a === "decline")).toSorted(),
+          ).toEqual(["approve", "decline"]);
+        } else {
+          [approve, decline] = await race();
+        }
+        expect([approve.code, decline.code].toSorted()).toEqual([0, 1]);
+        const won = approve.code === 0 ? "Confirmed" : "Declined";
+        if (won === "Confirmed") {
+          expect(approve.stdout).toBe(
+            `Approved the send ${c}: 0.25 ETH to ${SEND_DESTINATIONS.c} for ${carol.email}. Status: Confirmed.\n`,
+          );
+        } else {
+          expect(decline.stdout).toBe(
+            `Declined the send ${c}: 0.25 ETH returned to ${carol.email}'s ETH wallet ` +
+              "(available balance now 1.5 ETH). Reason: Asked twice by mistake.\n",
+          );
+        }
+        expectFailure(
+          won === "Confirmed" ? decline : approve,
+          new RegExp(`^error: The send ${c} was already ${won}; nothing changed\\.$`, "m"),
+        );
+        const state = await target.withDb(async (db) => ({
+          send: await findSend(db, c),
+          audit: await auditOf(db, c),
+          resolutions: await db
+            .select({ n: sql<number>`count(*)::int` })
+            .from(ledgerTransfers)
+            .where(
+              sql`${ledgerTransfers.pendingId} = (select hold_transfer_id from withdrawals where id = ${c})`,
+            ),
+        }));
+        expect(state.send?.status).toBe(won);
+        expect(state.audit.map((r) => [r.action, r.actor])).toEqual([
+          won === "Confirmed" ? ["send.approve", "ops-a"] : ["send.decline", "ops-b"],
+        ]);
+        // One post or void of the send's hold in the ledger, not two.
+        expect(state.resolutions[0]?.n).toBe(1);
+        expect((await balances()).eth).toBe(won === "Confirmed" ? before.eth : before.eth + ETH / 4n);
+      });
+
+      // On PostgreSQL the loser can get past its first look at the send and then wait on the row
+      // lock: made certain here by deciding inside a transaction that stays open until it waits.
+      test.skipIf(!full)(
+        "a decision that waited for another's row lock reports that outcome and writes nothing",
+        SLOW,
+        async () => {
+          const e = await target.withDb(async (db) => {
+            const held = await holdWithdrawal(db, {
+              walletId: carol.eth,
+              units: ETH / 10n,
+              destination: SEND_DESTINATIONS.c,
+              amountUsd: null,
+            });
+            if (!held.ok) throw new Error(held.reason);
+            return held.withdrawalId;
+          });
+          const before = await balances();
+          let approve: Promise<Run> | undefined;
+          await target.withDb((db) =>
+            db.transaction(async (tx) => {
+              expect(await voidWithdrawal(tx, e, "Held back by compliance.")).toMatchObject({ ok: true });
+              approve = cli(["approve", e, "--as", "ops-late"]);
+              const deadline = Date.now() + 60_000;
+              for (;;) {
+                const [waiting] = await db
+                  .select({ n: sql<number>`count(*)::int` })
+                  .from(sql`pg_stat_activity`)
+                  .where(sql`wait_event_type = 'Lock' and datname = current_database()`);
+                if (waiting?.n === 1) break;
+                if (Date.now() > deadline) throw new Error("approve never waited for the lock");
+                await new Promise((resolve) => setTimeout(resolve, 50));
+              }
+            }),
+          );
+          expectFailure(
+            await (approve ?? Promise.reject(new Error("not started"))),
+            new RegExp(`^error: The send ${e} was already Declined; nothing changed\\.$`, "m"),
+          );
+          const state = await target.withDb(async (db) => ({
+            send: await findSend(db, e),
+            audit: await auditOf(db, e),
+          }));
+          expect(state.send?.status).toBe("Declined");
+          expect(state.audit).toEqual([]);
+          expect((await balances()).eth).toBe(before.eth + ETH / 10n);
+        },
+      );
     });
   });
 }
