@@ -59,6 +59,17 @@ const requestTransactionData = z.object({
 
 const newMessagesCountData = z.object({ newMessagesCount: z.number().int().min(0) });
 
+const openMessageData = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  open_status: z.literal(1),
+});
+
+/** The fields a refused call-12 message names, each with the text the sender sees. */
+const issuesBody = z.object({
+  issues: z.array(z.object({ path: z.string(), message: z.string() })),
+});
+
 const amount = z.string().regex(/^\d+(\.\d+)?$/u);
 
 const clientBalancesData = z.object({
@@ -91,12 +102,22 @@ export type ClientBalancesData = z.infer<typeof clientBalancesData>;
 export type RequestWalletData = z.infer<typeof messageData>;
 export type NewMessagesCountData = z.infer<typeof newMessagesCountData>;
 export type RequestTransactionData = z.infer<typeof requestTransactionData>;
+export type OpenMessageData = z.infer<typeof openMessageData>;
+export type RequestMessageData = z.infer<typeof messageData>;
+
+export interface BackendIssue {
+  /** The request body's field, e.g. "comment". */
+  path: string;
+  message: string;
+}
 
 export interface BackendRejected {
   ok: false;
   kind: "rejected";
   status: number;
   message: string;
+  /** Only requestMessage: the refused fields, when the backend names them. */
+  issues?: BackendIssue[];
 }
 
 export interface BackendNetworkFailure {
@@ -150,6 +171,20 @@ export interface RequestTransactionInput extends PhraseInput {
   idempotencyKey?: string;
 }
 
+export interface OpenMessageInput extends PhraseInput {
+  messageId: string;
+}
+
+/** Call 12: the support modal's message, or the public contact form's. */
+export type RequestMessageInput =
+  | { kind: "support"; email: string; fullName: string; phone: string; comment: string }
+  | { kind: "contact"; email: string; comment: string };
+
+export interface RequestMessageOptions {
+  /** The visitor's IP address, forwarded in X-Coinkeep-Client-Ip (record 011). */
+  clientIp?: string;
+}
+
 export interface BackendClient {
   createAccount(input: CreateAccountInput): Promise<BackendResult<CreateAccountData>>;
   login(input: LoginInput): Promise<BackendResult<LoginData>>;
@@ -160,9 +195,23 @@ export interface BackendClient {
   requestWallet(input: PhraseInput & { ticker: string }): Promise<BackendResult<RequestWalletData>>;
   newMessagesCount(input: PhraseInput): Promise<BackendResult<NewMessagesCountData>>;
   requestTransaction(input: RequestTransactionInput): Promise<BackendResult<RequestTransactionData>>;
+  openMessage(input: OpenMessageInput): Promise<BackendResult<OpenMessageData>>;
+  requestMessage(
+    input: RequestMessageInput,
+    opts?: RequestMessageOptions,
+  ): Promise<BackendResult<RequestMessageData>>;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** As server/api/http.ts CLIENT_IP_HEADER. */
+const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
+
+interface CallOptions {
+  headers?: Record<string, string>;
+  /** Keep the `issues` of a refusal (only call 12 names fields the user can correct). */
+  keepIssues?: boolean;
+}
 
 function network(message: string): BackendNetworkFailure {
   return { ok: false, kind: "network", message };
@@ -177,13 +226,14 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
     path: string,
     body: Record<string, unknown>,
     schema: z.ZodType<T>,
+    callOpts: CallOptions = {},
   ): Promise<BackendResult<T>> {
     const answer = await exchange(
       send,
       `${baseUrl}${path}`,
       {
         method: "POST",
-        headers: { "content-type": "application/json", accept: "application/json" },
+        headers: { ...callOpts.headers, "content-type": "application/json", accept: "application/json" },
         body: JSON.stringify({ ...body, platform: opts.platform }),
       },
       timeoutMs,
@@ -206,7 +256,14 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
     if (status >= 400) {
       const rejection = rejectionBody.safeParse(parsed);
       if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
-      return { ok: false, kind: "rejected", status, message: rejection.data.message };
+      const issues = callOpts.keepIssues ? issuesBody.safeParse(parsed) : undefined;
+      return {
+        ok: false,
+        kind: "rejected",
+        status,
+        message: rejection.data.message,
+        ...(issues?.success ? { issues: issues.data.issues } : {}),
+      };
     }
     if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
     const data = schema.safeParse(parsed);
@@ -284,6 +341,28 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
           ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
         },
         requestTransactionData,
+      ),
+    // Call 8: our contract also takes the caller's credentials (record 011).
+    openMessage: (input) =>
+      call(
+        "/aml-message-open-status",
+        { email: input.email, twelveWords: input.twelveWords.join(" "), messageId: input.messageId },
+        openMessageData,
+      ),
+    // Call 12: the body's shape tells the backend which form sent it; no credentials.
+    requestMessage: (input, messageOpts = {}) =>
+      call(
+        "/request-message",
+        input.kind === "support"
+          ? { email: input.email, full_name: input.fullName, phone: input.phone, comment: input.comment }
+          : { email: input.email, comment: input.comment },
+        messageData,
+        {
+          keepIssues: true,
+          ...(messageOpts.clientIp !== undefined
+            ? { headers: { [CLIENT_IP_HEADER]: messageOpts.clientIp } }
+            : {}),
+        },
       ),
   };
 }

@@ -1,13 +1,17 @@
 // What the host process hands to every loader and action: the web tier's
 // configuration, how to reach the backend, and where sessions are kept.
 // The web tier never opens the database itself; the host injects the store.
-import { createContext } from "react-router";
+import { createContext, type RouterContextProvider } from "react-router";
 
 export interface WebConfig {
   platform: string;
   sessionSecret: string;
   cookieSecure: boolean;
   supportEmail: string;
+  /** The legal entity named on the legal pages, its registered number and its legal mailbox. */
+  companyName: string;
+  companyNumber: string;
+  legalEmail: string;
   /** Base URL of the backend API, e.g. "http://127.0.0.1:3000/api". */
   backendBaseUrl: string;
   /** Base URL of the prices service's API (GET /crypto-prices/current, /currencies). */
@@ -33,6 +37,11 @@ export interface AppServices {
   /** In-process prices service; undefined when it is remote. */
   pricesFetch: ((request: Request) => Promise<Response>) | undefined;
   sessions: SessionKV;
+  /**
+   * The visitor's IP address for the request behind this context, when the
+   * host knows it (the connection's, or a local proxy's X-Coinkeep-Client-Ip).
+   */
+  clientAddress?: (context: Readonly<RouterContextProvider>) => string | undefined;
 }
 
 export const servicesContext = createContext<AppServices>();

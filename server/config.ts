@@ -9,6 +9,9 @@ const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "
 
 const secret = z.string().min(32, "must be at least 32 characters");
 
+/** COMPANY_NUMBER's default: obviously not a real registration, to be replaced in production. */
+export const PLACEHOLDER_COMPANY_NUMBER = "00000000";
+
 const envSchema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -28,6 +31,15 @@ const envSchema = z.object({
   BACKEND_SECRET: secret.optional(),
   COOKIE_SECURE: booleanFlag.optional(),
   SUPPORT_EMAIL: z.email().default("support@coinkeep.example"),
+  // The legal pages cite these. The company number's default is a placeholder
+  // that must be replaced in production.
+  COMPANY_NAME: z.string().trim().min(1).max(120).default("Coinkeep Ltd"),
+  COMPANY_NUMBER: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 -]{0,31}$/, "must be 1-32 letters, digits, spaces or hyphens")
+    .default(PLACEHOLDER_COMPANY_NUMBER),
+  LEGAL_EMAIL: z.email().default("legal@coinkeep.example"),
   PRICES_URL: z
     .url({ protocol: /^https?$/, error: "must be an http:// or https:// URL ending in /api" })
     .optional(),
@@ -54,6 +66,10 @@ export interface Config {
   backendSecret: string;
   cookieSecure: boolean;
   supportEmail: string;
+  /** The legal entity the legal pages name, its registered number and its legal mailbox. */
+  companyName: string;
+  companyNumber: string;
+  legalEmail: string;
   maxBodyBytes: number;
   /** A remote prices service (…/api); unset: served in-process. */
   pricesUrl: string | undefined;
@@ -114,6 +130,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backendSecret: e.BACKEND_SECRET ?? keptSecret(dataDir, "backend-secret"),
     cookieSecure: e.COOKIE_SECURE ?? e.NODE_ENV === "production",
     supportEmail: e.SUPPORT_EMAIL,
+    companyName: e.COMPANY_NAME,
+    companyNumber: e.COMPANY_NUMBER,
+    legalEmail: e.LEGAL_EMAIL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     pricesUrl: e.PRICES_URL?.replace(/\/+$/, ""),
     feedsOffline: e.FEEDS_OFFLINE,

@@ -5,12 +5,15 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { createRequestListener as createFetchListener } from "@remix-run/node-fetch-server";
+import {
+  createRequestListener as createFetchListener,
+  type ClientAddress,
+} from "@remix-run/node-fetch-server";
 import { createRequestListener } from "@react-router/node";
 import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
 import type { AppServices } from "../app/context.ts";
 import { createApiHandler } from "./api/handler.ts";
-import { failure } from "./api/http.ts";
+import { failure, senderAddress } from "./api/http.ts";
 import { createFeedRoutes, createMarketData } from "./feeds/routes.ts";
 import { runInServer } from "./ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
@@ -52,8 +55,11 @@ export async function startHost(config: Config) {
     : createFeedRoutes({ offline: config.feedsOffline, platform: config.platform, market });
   const feedsFetch = feeds ? async (request: Request) => (await feeds(request)) ?? notFound() : undefined;
   // /api: the public data routes first, then the accounts and wallets API.
-  const apiAll = async (request: Request) =>
-    (feeds ? await feeds(request) : undefined) ?? (api ? await api(request) : notFound());
+  // Both parameters are declared so the listener hands over the connection's
+  // address (it passes it only to handlers of two parameters); the API records
+  // it as the sender of support messages (call 12).
+  const apiAll = async (request: Request, client: ClientAddress) =>
+    (feeds ? await feeds(request) : undefined) ?? (api ? await api(request, client) : notFound());
 
   const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
   // The context key must be the very object the built app reads, so the app's
@@ -62,12 +68,18 @@ export async function startHost(config: Config) {
     servicesContext: RouterContext<AppServices>;
   };
 
+  // The visitor's address for each web request, keyed by the request's own
+  // context (so it goes away with it); public forms pass it on to the API.
+  const clientAddresses = new WeakMap<Readonly<RouterContextProvider>, string>();
   const services: AppServices = {
     config: {
       platform: config.platform,
       sessionSecret: config.sessionSecret,
       cookieSecure: config.cookieSecure,
       supportEmail: config.supportEmail,
+      companyName: config.companyName,
+      companyNumber: config.companyNumber,
+      legalEmail: config.legalEmail,
       backendBaseUrl: config.backendUrl ?? `http://${config.host}:${config.port}/api`,
       pricesBaseUrl: config.pricesUrl ?? `http://${config.host}:${config.port}/api`,
       appUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
@@ -76,14 +88,19 @@ export async function startHost(config: Config) {
     backendFetch: api,
     pricesFetch: feedsFetch,
     sessions,
+    clientAddress: (context) => clientAddresses.get(context),
   };
 
   const web = createRequestListener({
     build,
     mode: "production",
-    getLoadContext() {
+    getLoadContext(request, client) {
       const context = new RouterContextProvider();
       context.set(servicesContext, services);
+      // As the API decides it (record 011): behind a proxy on this host, the
+      // X-Coinkeep-Client-Ip it sets; else the connection's own address.
+      const address = senderAddress(request, client);
+      if (address !== null) clientAddresses.set(context, address);
       return context;
     },
   });

@@ -8,6 +8,10 @@
 //   404 unknown path · 405 wrong method · 415 not application/json ·
 //   413 body over maxBodyBytes · 400 malformed JSON / not an object ·
 //   400 missing or unknown platform · 400 schema (strict objects).
+//
+// The handler's optional second argument is the connection's address (as
+// @remix-run/node-fetch-server passes it); call 12 records the sender's IP
+// from it and from X-Coinkeep-Client-Ip (see senderAddress in ./http.ts).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
 import { coinFor, type Ticker } from "../../common/coins.ts";
@@ -22,6 +26,7 @@ import {
 } from "../domain/accounts.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
 import type { UsdtNetwork } from "../domain/addresses.ts";
+import { openMessage, storeSupportMessage, type SupportMessageInput } from "../domain/messages.ts";
 import { requestSend, type SendResult } from "../domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "../domain/wallets.ts";
 import {
@@ -31,6 +36,8 @@ import {
   parseJsonObject,
   readBoundedText,
   Rejection,
+  senderAddress,
+  type ClientAddress,
   type Issue,
 } from "./http.ts";
 import {
@@ -38,8 +45,10 @@ import {
   clientBalancesBody,
   createAccountBody,
   loginBody,
+  messageOpenBody,
   newMessagesCountBody,
   phraseBody,
+  requestMessageBody,
   requestTransactionBody,
   walletRequestBody,
 } from "./schemas.ts";
@@ -66,7 +75,18 @@ interface RouteContext extends AccountsContext {
   usdtNetwork: UsdtNetwork;
 }
 
-export type ApiHandler = (request: Request) => Promise<Response>;
+/** What a route knows about the request besides its body. */
+interface RequestInfo {
+  /** The sender's IP address to record, or null when unknown. */
+  senderIp: string | null;
+}
+
+/**
+ * The API. `client` is the connection's address when served over HTTP by
+ * @remix-run/node-fetch-server's createRequestListener (the function declares
+ * both parameters, so the listener passes it); absent for an in-process call.
+ */
+export type ApiHandler = (request: Request, client?: ClientAddress) => Promise<Response>;
 
 export const DEFAULT_MAX_BODY_BYTES = 16_384;
 
@@ -96,11 +116,14 @@ export const MESSAGES = {
   insufficientBalance: "Insufficient balance.",
   ownAddress: "You cannot send to this wallet's own address.",
   idempotencyConflict: "This idempotency key was already used for a different transaction.",
+  messageNotFound: "Message not found.",
+  messageOpened: "Message opened.",
+  messageSent: "Message sent!",
 } as const;
 
 interface Route<S extends z.ZodType> {
   schema: S;
-  run(ctx: RouteContext, body: z.output<S>): Promise<Response>;
+  run(ctx: RouteContext, body: z.output<S>, info: RequestInfo): Promise<Response>;
 }
 
 function route<S extends z.ZodType>(schema: S, run: Route<S>["run"]): Route<S> {
@@ -217,6 +240,39 @@ const routes = new Map<string, Route<z.ZodType>>([
       return sendAnswer(sent);
     }),
   ],
+  [
+    "/api/aml-message-open-status",
+    route(messageOpenBody, async (ctx, body) => {
+      const result = await checkCredentials(ctx, body.email, body.twelveWords);
+      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+      // Another user's message, an unknown id and a malformed one: one answer, nothing changed.
+      const opened = await openMessage(ctx.db, result.userId, body.messageId);
+      if (!opened.ok) return failure(404, MESSAGES.messageNotFound);
+      return json(200, { success: true, message: MESSAGES.messageOpened, open_status: 1 });
+    }),
+  ],
+  [
+    "/api/request-message",
+    route(requestMessageBody, async (ctx, body, info) => {
+      // The body's shape says which form sent it: the support modal sends full_name.
+      const input: SupportMessageInput =
+        body.full_name === undefined
+          ? { kind: "contact", email: body.email, comment: body.comment }
+          : {
+              kind: "support",
+              email: body.email,
+              fullName: body.full_name,
+              phone: body.phone,
+              comment: body.comment,
+            };
+      const stored = await storeSupportMessage(ctx.db, input, { ip: info.senderIp });
+      if (!stored.ok) {
+        const [first] = stored.issues;
+        return failure(400, first?.message ?? MESSAGES.invalidRequest, { issues: stored.issues });
+      }
+      return json(200, { success: true, message: MESSAGES.messageSent });
+    }),
+  ],
 ]);
 
 function sendAnswer(sent: SendResult): Response {
@@ -283,7 +339,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
   };
   const platform = opts.platform;
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, client: ClientAddress | undefined): Promise<Response> {
     const { pathname } = new URL(request.url);
     const found = routes.get(pathname);
     if (!found) return failure(404, MESSAGES.notFound);
@@ -304,12 +360,12 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
 
     const parsed = found.schema.safeParse(body);
     if (!parsed.success) return failure(400, MESSAGES.invalidRequest, { issues: toIssues(parsed.error) });
-    return found.run(ctx, parsed.data);
+    return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client) });
   }
 
-  return async function apiHandler(request: Request): Promise<Response> {
+  return async function apiHandler(request: Request, client?: ClientAddress): Promise<Response> {
     try {
-      return await handle(request);
+      return await handle(request, client);
     } catch (error) {
       let path: string | undefined;
       try {

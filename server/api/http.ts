@@ -1,5 +1,7 @@
 // The HTTP edge of the API: JSON responses, content-type and size checks,
-// bounded body reading and JSON parsing. Nothing here knows about accounts.
+// bounded body reading and JSON parsing, and who sent the request. Nothing
+// here knows about accounts.
+import { BlockList, isIP } from "node:net";
 import { readAtMost } from "../streams.ts";
 
 export interface Issue {
@@ -82,4 +84,64 @@ export function parseJsonObject(text: string): Record<string, unknown> | Rejecti
     return new Rejection(failure(400, "Request body must be a JSON object."));
   }
   return value as Record<string, unknown>;
+}
+
+/**
+ * The connection a request came over, as @remix-run/node-fetch-server's
+ * request listener hands it to a fetch handler (its ClientAddress). Absent
+ * when the handler is called in-process, e.g. by the web tier's client.
+ */
+export interface ClientAddress {
+  address: string;
+}
+
+/**
+ * Set by our own web tier on its calls to the API: the visitor's address.
+ * Believed only from an in-process call or a loopback connection (record 011).
+ */
+export const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
+
+/**
+ * An IP address in the form it is stored in: IPv4 dotted, IPv6 lower-case,
+ * an IPv4-mapped IPv6 address as its IPv4 address, no zone (PostgreSQL's inet
+ * has none). Anything else (a list, a port, a host name) is null.
+ */
+export function normaliseIp(value: string): string | null {
+  let ip = value.trim();
+  const zone = ip.indexOf("%");
+  if (zone !== -1) ip = ip.slice(0, zone);
+  const version = isIP(ip);
+  if (version === 4) return ip;
+  if (version !== 6) return null;
+  ip = ip.toLowerCase();
+  const mapped = /^(?:0{0,4}:){0,5}:?ffff:(\d{1,3}(?:\.\d{1,3}){3})$/u.exec(ip)?.[1];
+  return mapped !== undefined && isIP(mapped) === 4 ? mapped : ip;
+}
+
+const loopback = new BlockList();
+loopback.addSubnet("127.0.0.0", 8, "ipv4");
+loopback.addAddress("::1", "ipv6");
+
+/** 127.0.0.0/8 or ::1, given in normaliseIp's form. */
+export function isLoopback(ip: string): boolean {
+  const version = isIP(ip);
+  if (version === 4) return loopback.check(ip, "ipv4");
+  return version === 6 && loopback.check(ip, "ipv6");
+}
+
+/**
+ * The address to record as the sender of a request: the forwarded visitor's
+ * address when the request comes from our own web tier (in-process, or over a
+ * loopback connection) and carries a valid one; otherwise the connection's.
+ * Null when neither is known.
+ */
+export function senderAddress(request: Request, client: ClientAddress | undefined): string | null {
+  const connection = client ? normaliseIp(client.address) : null;
+  const fromOurWebTier = client === undefined || (connection !== null && isLoopback(connection));
+  if (fromOurWebTier) {
+    const forwarded = request.headers.get(CLIENT_IP_HEADER);
+    const ip = forwarded === null ? null : normaliseIp(forwarded);
+    if (ip !== null) return ip;
+  }
+  return connection;
 }

@@ -102,3 +102,40 @@ export const requestTransactionBody = z.strictObject({
     .regex(/^[A-Za-z0-9_-]{16,128}$/u, "Must be 16 to 128 letters, digits, '-' or '_'.")
     .optional(),
 });
+
+/**
+ * Call 8: the spec's body is only messageId; we also require the caller's
+ * email and twelveWords (record 011). Any string is accepted as the id: one
+ * that names no message the caller can see (malformed included) is answered
+ * by the route, the same way as another user's message.
+ */
+export const messageOpenBody = z.strictObject({
+  platform,
+  email,
+  twelveWords,
+  messageId: z.string("Must be a string."),
+});
+
+/**
+ * Call 12, a support message (full_name present, phone optional) or a contact
+ * message (email and comment only). Only types are checked here; the field
+ * rules and their texts (spec section 5) are the route's, so a refusal names
+ * the field with the text the sender sees.
+ */
+export const requestMessageBody = z
+  .strictObject({
+    platform,
+    email: z.string("Must be a string."),
+    full_name: z.string("Must be a string.").optional(),
+    phone: z.string("Must be a string.").optional(),
+    comment: z.string("Must be a string."),
+  })
+  .superRefine((body, ctx) => {
+    if (body.phone !== undefined && body.full_name === undefined) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["phone"],
+        message: "A phone is only accepted with full_name (a support message).",
+      });
+    }
+  });

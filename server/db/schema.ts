@@ -7,6 +7,7 @@ import {
   check,
   foreignKey,
   index,
+  inet,
   jsonb,
   numeric,
   pgTable,
@@ -283,6 +284,44 @@ export const messageReads = pgTable(
   (t) => [primaryKey({ columns: [t.messageId, t.userId] })],
 );
 
+/**
+ * Support-modal and contact-form messages (call 12), for operators to read.
+ * Plain text, stored as received: nothing is escaped or interpreted here.
+ * `ip` is the sender's address for abuse handling (record 011 says how long
+ * it is kept and when a forwarded one is believed).
+ */
+export const supportMessages = pgTable(
+  "support_messages",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** 'support' (the signed-in modal) | 'contact' (the public form). */
+    kind: text("kind").notNull(),
+    /** Normalised like an account's: trimmed, lower-cased. */
+    email: text("email").notNull(),
+    /** Support only: trimmed. */
+    fullName: text("full_name"),
+    /** Support only, optional: an optional leading + and digits. */
+    phone: text("phone"),
+    comment: text("comment").notNull(),
+    ip: inet("ip"),
+    /** The sender's account, only when the sender proved it (call 12 carries no credentials). */
+    userId: uuid("user_id").references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("support_messages_kind_valid", sql`kind IN ('support', 'contact')`),
+    check("support_messages_full_name_support", sql`(kind = 'support') = (full_name IS NOT NULL)`),
+    check("support_messages_phone_support", sql`phone IS NULL OR kind = 'support'`),
+    check("support_messages_email_length", sql`char_length(email) BETWEEN 3 AND 254`),
+    check("support_messages_full_name_length", sql`char_length(full_name) BETWEEN 2 AND 200`),
+    check("support_messages_phone_format", sql`phone ~ '^[+]?[0-9]+$' AND char_length(phone) <= 32`),
+    check("support_messages_comment_length", sql`char_length(comment) BETWEEN 1 AND 5000`),
+    // What operators list: newest first, all kinds or one.
+    index("support_messages_created_idx").on(t.createdAt, t.id),
+    index("support_messages_kind_created_idx").on(t.kind, t.createdAt, t.id),
+  ],
+);
+
 /** What operators (and the system) did: append-only, never holds secrets. */
 export const auditLog = pgTable(
   "audit_log",
@@ -303,3 +342,4 @@ export type LedgerTransfer = typeof ledgerTransfers.$inferSelect;
 export type Withdrawal = typeof withdrawals.$inferSelect;
 export type Message = typeof messages.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;
+export type SupportMessage = typeof supportMessages.$inferSelect;

@@ -17,13 +17,14 @@ import type { SendInfo } from "../domain/wallets.ts";
 // The database and domain modules load only once the arguments have passed the
 // checks that need no database, so --help and typos answer at once.
 async function loadBackend() {
-  const [config, db, schema, addresses, ledger, wallets] = await Promise.all([
+  const [config, db, schema, addresses, ledger, wallets, messages] = await Promise.all([
     import("../config.ts"),
     import("../db/index.ts"),
     import("../db/schema.ts"),
     import("../domain/addresses.ts"),
     import("../domain/ledger.ts"),
     import("../domain/wallets.ts"),
+    import("../domain/messages.ts"),
   ]);
   return {
     loadConfig: config.loadConfig,
@@ -40,12 +41,18 @@ async function loadBackend() {
     usersOverview: wallets.usersOverview,
     pendingSends: wallets.pendingSends,
     findSend: wallets.findSend,
+    findUserByEmail: messages.findUserByEmail,
+    sendMessage: messages.sendMessage,
+    listSupportMessages: messages.listSupportMessages,
+    forgetSenderAddresses: messages.forgetSenderAddresses,
   };
 }
 type Backend = Awaited<ReturnType<typeof loadBackend>>;
 
 /** As server/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
 const MAX_TXID = 256;
+/** As server/domain/messages.ts MAX_MESSAGE (which checks it again). */
+const MAX_MESSAGE = 5000;
 /** As server/domain/ledger.ts MAX_REASON (which checks it again, also in UTF-16 code units). */
 const MAX_REASON = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
@@ -68,6 +75,11 @@ Commands:
   sends                               sends waiting for a decision
   approve <sendId>                    approve a send (status Confirmed)
   decline <sendId> --reason <text>    decline a send: its amount returns to the wallet
+  message --to <email> <text>         send a compliance message to one user
+  message --all <text>                send a compliance message to every user
+  support [--kind support|contact]    support and contact messages, newest first
+      [--limit <n>]                   at most n of them (default 100)
+  forget-ips [--days <n>]             clear the sender addresses of messages older than n days (90)
 
 Options:
   --as <name>   who you are, for the audit log (default: $OPERATOR, else your OS user name)
@@ -78,6 +90,26 @@ Every change is written to the audit log in the same transaction as the change.
 Exit status: 0 on success, 1 with one line on stderr otherwise (nothing written).`;
 
 const COMMAND_USAGE: Record<string, string> = {
+  message: `Usage: node server/ops/cli.ts message (--to <email> | --all) <text> [--as <name>] [--json]
+
+Sends a compliance message: to one user (--to, their account e-mail), or to
+every user who has an account now (--all; users who sign up later do not get
+it). The user sees it unread on /notifications and in the Notifications badge
+until they open it. <text> is plain text, 1 to ${MAX_MESSAGE} characters; quote it, and
+put -- before it when it starts with "-". Writes one audit_log row (action
+message.send).`,
+  support: `Usage: node server/ops/cli.ts support [--kind support|contact] [--limit <n>] [--json]
+
+Lists the messages users sent from the support form (kind support: name, e-mail,
+phone) and visitors from the contact form (kind contact: e-mail), newest first,
+at most --limit (1 to 1000, default 100). Texts are shown exactly as sent, as
+plain text: control characters are shown escaped (\\u001b …) so a message cannot
+drive your terminal. --json prints them unescaped, as JSON strings.`,
+  "forget-ips": `Usage: node server/ops/cli.ts forget-ips [--days <n>] [--as <name>] [--json]
+
+Clears the sender IP address kept with support and contact messages older than
+n days (default 90, decision record 011); the messages themselves stay. Writes
+one audit_log row (action support.forget-ips).`,
   requests: `Usage: node server/ops/cli.ts requests [--json]
 
 Lists the wallets users requested that have no address yet, oldest first:
@@ -130,6 +162,11 @@ type Options = {
   help?: boolean | undefined;
   usd?: string | undefined;
   reason?: string | undefined;
+  to?: string | undefined;
+  all?: boolean | undefined;
+  kind?: string | undefined;
+  limit?: string | undefined;
+  days?: string | undefined;
 };
 
 interface Context {
@@ -652,6 +689,160 @@ const declineCommand = command({
   },
 });
 
+// ---------------------------------------------------------------------------
+// Messages: compliance messages to users, support and contact messages from them
+// ---------------------------------------------------------------------------
+
+/**
+ * Text from users, made safe for a terminal: control characters (ESC, BEL, the
+ * C1 range, bidi overrides…) are shown as \\uXXXX; newlines and tabs stay.
+ */
+function terminalSafe(text: string): string {
+  return text.replace(
+    // oxlint-disable-next-line no-control-regex
+    /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
+    (c) => `\\u${c.codePointAt(0)?.toString(16).padStart(4, "0") ?? "????"}`,
+  );
+}
+
+function wholeNumber(text: string, name: string, min: number, max: number): number {
+  if (!/^\d{1,7}$/u.test(text) || Number(text) < min || Number(text) > max) {
+    throw new CliError(`${name} must be a whole number from ${min} to ${max}.`);
+  }
+  return Number(text);
+}
+
+interface MessageInput {
+  to: string | "all";
+  text: string;
+}
+
+const messageCommand = command({
+  changes: true,
+  check(args, options): MessageInput {
+    expectArgs(args, 1, "message");
+    if ((options.to === undefined) === (options.all === undefined)) {
+      throw new CliError("Say who gets the message: --to <email> or --all (one of them).");
+    }
+    const text = (args[0] ?? "").trim();
+    if (text.length === 0) throw new CliError("The message is empty.");
+    if (text.length > MAX_MESSAGE) {
+      throw new CliError(`The message is too long: ${text.length} characters, at most ${MAX_MESSAGE}.`);
+    }
+    return { to: options.all ? "all" : (options.to ?? "").trim(), text };
+  },
+  async run(ctx, { to, text }: MessageInput) {
+    const { backend } = ctx;
+    let recipient: { userId: string; email: string } | "all" = "all";
+    if (to !== "all") {
+      const user = await backend.findUserByEmail(ctx.db, to);
+      if (!user) throw new CliError(`No user with the e-mail ${to}.`);
+      recipient = { userId: user.userId, email: user.email };
+    }
+    const sent = await ctx.db.transaction(async (tx) => {
+      const result = await backend.sendMessage(tx, {
+        to: recipient === "all" ? "all" : { userId: recipient.userId },
+        message: text,
+      });
+      if (!result.ok) throw new CliError(`No user with the e-mail ${to}.`);
+      await audit(ctx, tx, "message.send", result.message.id, {
+        to: recipient === "all" ? "all" : recipient.email,
+        userId: recipient === "all" ? null : recipient.userId,
+        length: result.message.message.length,
+        message: result.message.message,
+      });
+      return result.message;
+    });
+    if (ctx.options.json) {
+      printJson({
+        messageId: sent.id,
+        to: recipient === "all" ? "all" : recipient.email,
+        createdAt: sent.createdAt.toISOString(),
+      });
+      return;
+    }
+    out(
+      recipient === "all"
+        ? `Sent message ${sent.id} to every user.`
+        : `Sent message ${sent.id} to ${recipient.email}.`,
+    );
+  },
+});
+
+const supportCommand = command({
+  changes: false,
+  check(args, options) {
+    expectArgs(args, 0, "support");
+    const kind = options.kind;
+    if (kind !== undefined && kind !== "support" && kind !== "contact") {
+      throw new CliError(`--kind is support or contact, not "${kind}".`);
+    }
+    const limit = options.limit === undefined ? 100 : wholeNumber(options.limit, "--limit", 1, 1000);
+    return { kind, limit };
+  },
+  async run(ctx, { kind, limit }: { kind: "support" | "contact" | undefined; limit: number }) {
+    const rows = await ctx.backend.listSupportMessages(ctx.db, { limit, ...(kind ? { kind } : {}) });
+    if (ctx.options.json) {
+      printJson(
+        rows.map((m) => ({
+          id: m.id,
+          kind: m.kind,
+          email: m.email,
+          fullName: m.fullName,
+          phone: m.phone,
+          comment: m.comment,
+          ip: m.ip,
+          userId: m.userId,
+          createdAt: m.createdAt.toISOString(),
+        })),
+      );
+      return;
+    }
+    if (rows.length === 0) {
+      out(kind ? `No ${kind} messages.` : "No support or contact messages.");
+      return;
+    }
+    for (const m of rows) {
+      const who = [m.fullName, `<${m.email}>`, m.phone].filter(Boolean).map((p) => terminalSafe(String(p)));
+      out(
+        `${m.createdAt.toISOString()}  ${m.kind.toUpperCase()}  ${who.join("  ")}  (${m.id}${m.ip ? `, from ${m.ip}` : ""})`,
+      );
+      out(
+        terminalSafe(m.comment)
+          .split("\n")
+          .map((line) => `    ${line}`)
+          .join("\n"),
+      );
+      out("");
+    }
+    out(`${plural(rows.length, "message")}, newest first.`);
+  },
+});
+
+const forgetIpsCommand = command({
+  changes: true,
+  check(args, options) {
+    expectArgs(args, 0, "forget-ips");
+    return { days: options.days === undefined ? 90 : wholeNumber(options.days, "--days", 0, 36500) };
+  },
+  async run(ctx, { days }: { days: number }) {
+    const cutOff = new Date(Date.now() - days * 86_400_000);
+    const cleared = await ctx.db.transaction(async (tx) => {
+      const n = await ctx.backend.forgetSenderAddresses(tx, cutOff);
+      await audit(ctx, tx, "support.forget-ips", "support_messages", {
+        olderThan: cutOff.toISOString(),
+        cleared: n,
+      });
+      return n;
+    });
+    if (ctx.options.json) {
+      printJson({ cleared, olderThan: cutOff.toISOString() });
+      return;
+    }
+    out(`Cleared the sender address of ${plural(cleared, "message")} older than ${days} days.`);
+  },
+});
+
 const COMMANDS: Record<string, Command<unknown>> = {
   requests: requestsCommand,
   "issue-address": issueAddressCommand,
@@ -660,6 +851,9 @@ const COMMANDS: Record<string, Command<unknown>> = {
   sends: sendsCommand,
   approve: approveCommand,
   decline: declineCommand,
+  message: messageCommand,
+  support: supportCommand,
+  "forget-ips": forgetIpsCommand,
 };
 
 // ---------------------------------------------------------------------------
@@ -693,9 +887,9 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
   try {
     // "-1" would otherwise read as an unknown option: say what is wrong with it. (The text given
     // to --as or --reason is no amount; parseArgs explains how to pass one that starts with "-".)
-    const signed = argv.find(
-      (a, i) => /^-[\d.]/u.test(a) && argv[i - 1] !== "--as" && argv[i - 1] !== "--reason",
-    );
+    const signed = argv.includes("credit")
+      ? argv.find((a, i) => /^-[\d.]/u.test(a) && argv[i - 1] !== "--as" && argv[i - 1] !== "--reason")
+      : undefined;
     if (signed !== undefined) {
       throw new CliError(`Invalid amount "${signed}": amounts are positive, without a sign.`);
     }
@@ -711,6 +905,11 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
           help: { type: "boolean", short: "h" },
           usd: { type: "string" },
           reason: { type: "string" },
+          to: { type: "string" },
+          all: { type: "boolean" },
+          kind: { type: "string" },
+          limit: { type: "string" },
+          days: { type: "string" },
         },
       });
     } catch (error) {
@@ -735,6 +934,15 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
     if (options.usd !== undefined && name !== "credit") throw new CliError("--usd goes with credit only.");
     if (options.reason !== undefined && name !== "decline") {
       throw new CliError("--reason goes with decline only.");
+    }
+    if ((options.to !== undefined || options.all !== undefined) && name !== "message") {
+      throw new CliError("--to and --all go with message only.");
+    }
+    if ((options.kind !== undefined || options.limit !== undefined) && name !== "support") {
+      throw new CliError("--kind and --limit go with support only.");
+    }
+    if (options.days !== undefined && name !== "forget-ips") {
+      throw new CliError("--days goes with forget-ips only.");
     }
     const input = cmd.check(args, options);
     const actor = cmd.changes ? resolveActor(options) : "";

@@ -67,6 +67,19 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     receiver_wallet_address: "0x8f348F300873Fd5DA36950B2aC75a26584584feE",
     wallet_id: "00000000-0000-4000-8000-000000000000",
   },
+  "/api/aml-message-open-status": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    messageId: "00000000-0000-4000-8000-000000000000",
+  },
+  "/api/request-message": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    full_name: "Edge Case",
+    phone: "+123",
+    comment: "A support message.",
+  },
 };
 
 interface Answer {
@@ -294,6 +307,14 @@ describe("schema validation", () => {
       { twelveWords: PHRASE.replace("abandon", "abändon") },
     ],
     ["missing confirmPassword", "/api/aml-client-change-password", { confirmPassword: undefined }],
+    ["missing messageId", "/api/aml-message-open-status", { messageId: undefined }],
+    ["number messageId", "/api/aml-message-open-status", { messageId: 1 }],
+    ["missing words on call 8", "/api/aml-message-open-status", { twelveWords: undefined }],
+    ["number comment", "/api/request-message", { comment: 123456 }],
+    ["missing comment", "/api/request-message", { comment: undefined }],
+    ["null phone", "/api/request-message", { phone: null }],
+    ["phone without full_name", "/api/request-message", { full_name: undefined }],
+    ["unknown field on call 12", "/api/request-message", { kind: "support" }],
   ];
 
   test.each(cases)("%s → 400 Invalid request.", async (_name, route, patch) => {

@@ -252,6 +252,8 @@ export const ROUTES = [
   "/api/request-nonbtc-wallet",
   "/api/aml-new-messages-count",
   "/api/request-transaction",
+  "/api/aml-message-open-status",
+  "/api/request-message",
 ] as const;
 
 /**

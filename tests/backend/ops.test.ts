@@ -10,15 +10,18 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type AppDb } from "../../server/db/index.ts";
-import { auditLog, ledgerTransfers, wallets, withdrawals } from "../../server/db/schema.ts";
+import { auditLog, ledgerTransfers, messages, wallets, withdrawals } from "../../server/db/schema.ts";
 import { createAccount } from "../../server/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/domain/crypto.ts";
 import { creditDeposit, holdWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
-import { findSend, issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import { storeSupportMessage } from "../../server/domain/messages.ts";
+import { findSend, issueAddress, requestWallet, unreadMessagesCount } from "../../server/domain/wallets.ts";
 import { runInServer } from "../../server/ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "../../server/ops/socket.ts";
 import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
 
+const UUID_SOURCE = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";
+const UUID_PATTERN = new RegExp(`^${UUID_SOURCE}$`);
 const CLI = path.resolve(import.meta.dirname, "../../server/ops/cli.ts");
 // Each run starts node and opens the database (seconds for PGlite on a busy machine).
 const SLOW = { timeout: 240_000 };
@@ -832,6 +835,163 @@ for (const { name, open, full } of targets) {
           expect(state.send?.status).toBe("Declined");
           expect(state.audit).toEqual([]);
           expect((await balances()).eth).toBe(before.eth + ETH / 10n);
+        },
+      );
+    });
+
+    describe("messages: compliance messages out, support and contact messages in", () => {
+      test(
+        "message --to one user, --all to every user who exists now; each with its audit row",
+        SLOW,
+        async () => {
+          const one = await cli([
+            "message",
+            "--to",
+            seeded.email.toUpperCase(),
+            "--as",
+            "ops-msg",
+            "Please confirm the source of your funds.",
+          ]);
+          expect(one.stderr).toBe("");
+          expect(one.stdout).toMatch(
+            new RegExp(`^Sent message ${UUID_SOURCE} to ${seeded.email.replace(/[.+]/g, "\\$&")}\\.\\n$`),
+          );
+          const all = await cli([
+            "message",
+            "--all",
+            "--json",
+            "--as",
+            "ops-msg",
+            "--",
+            "-5 % fees are charged from today <b>not</b>",
+          ]);
+          const sent = JSON.parse(all.stdout) as { messageId: string; to: string; createdAt: string };
+          expect(sent).toEqual({
+            messageId: expect.stringMatching(UUID_PATTERN),
+            to: "all",
+            createdAt: expect.any(String),
+          });
+
+          const seen = await target.withDb(async (db) => {
+            // A user created after the broadcast does not get it.
+            const later = await createAccount(
+              { db, keys: deriveServerKeys(BACKEND_SECRET) },
+              uniqueEmail("later"),
+              "pw",
+            );
+            if (!later.ok) throw new Error("account");
+            return {
+              alice: await unreadMessagesCount(db, seeded.userId),
+              later: await unreadMessagesCount(db, later.userId),
+              broadcast: await db.select().from(messages).where(eq(messages.id, sent.messageId)),
+              audit: await auditOf(db, sent.messageId),
+            };
+          });
+          expect(seen.alice).toBe(2);
+          expect(seen.later).toBe(0);
+          // Stored exactly as given (plain text; the pages show it as text).
+          expect(seen.broadcast[0]?.message).toBe("-5 % fees are charged from today <b>not</b>");
+          expect(seen.broadcast[0]?.userId).toBeNull();
+          expect(seen.audit).toEqual([
+            expect.objectContaining({ actor: "ops-msg", action: "message.send", subject: sent.messageId }),
+          ]);
+        },
+      );
+
+      test("message refusals: exit 1, one line, nothing written", SLOW, async () => {
+        const before = await target.withDb((db) =>
+          db.select({ n: sql<number>`count(*)::int` }).from(messages),
+        );
+        expectFailure(await cli(["message", "hello", "--as", "x"]), /--to <email> or --all/);
+        expectFailure(
+          await cli(["message", "--to", seeded.email, "--all", "hi", "--as", "x"]),
+          /one of them/,
+        );
+        expectFailure(
+          await cli(["message", "--to", "nobody@example.com", "hi", "--as", "x"]),
+          /No user with the e-mail nobody@example\.com\./,
+        );
+        expectFailure(await cli(["message", "--all", "   ", "--as", "x"]), /The message is empty\./);
+        expectFailure(
+          await cli(["message", "--all", "x".repeat(5001), "--as", "x"]),
+          /too long: 5001 characters, at most 5000/,
+        );
+        expectFailure(await cli(["users", "--to", seeded.email]), /--to and --all go with message only\./);
+        expectFailure(
+          await cli(["support", "--kind", "sales"]),
+          /--kind is support or contact, not "sales"\./,
+        );
+        expectFailure(
+          await cli(["support", "--limit", "0"]),
+          /--limit must be a whole number from 1 to 1000\./,
+        );
+        const after = await target.withDb((db) =>
+          db.select({ n: sql<number>`count(*)::int` }).from(messages),
+        );
+        expect(after).toEqual(before);
+      });
+
+      test(
+        "support lists messages newest first, as plain text with control characters escaped",
+        SLOW,
+        async () => {
+          const hostile = "Hi <script>alert(1)</script>\u001b[2J\u0007 help\nsecond line";
+          await target.withDb(async (db) => {
+            const contact = await storeSupportMessage(
+              db,
+              { kind: "contact", email: "Visitor@Example.com", comment: "Where are my coins?" },
+              { ip: "203.0.113.7" },
+            );
+            expect(contact.ok).toBe(true);
+            await new Promise((resolve) => setTimeout(resolve, 5));
+            const support = await storeSupportMessage(
+              db,
+              {
+                kind: "support",
+                email: seeded.email,
+                fullName: "Alice Example",
+                phone: "+4420",
+                comment: hostile,
+              },
+              { ip: null },
+            );
+            expect(support.ok).toBe(true);
+          });
+          const json = await cli(["support", "--json"]);
+          const listed = JSON.parse(json.stdout) as Record<string, unknown>[];
+          expect(listed.slice(0, 2)).toEqual([
+            expect.objectContaining({
+              kind: "support",
+              email: seeded.email,
+              fullName: "Alice Example",
+              phone: "+4420",
+              comment: hostile,
+              ip: null,
+            }),
+            expect.objectContaining({
+              kind: "contact",
+              email: "visitor@example.com",
+              fullName: null,
+              phone: null,
+              comment: "Where are my coins?",
+              ip: "203.0.113.7",
+            }),
+          ]);
+          const contactsOnly = JSON.parse((await cli(["support", "--kind", "contact", "--json"])).stdout) as {
+            kind: string;
+          }[];
+          expect(contactsOnly.every((m) => m.kind === "contact")).toBe(true);
+
+          const text = await cli(["support", "--limit", "2"]);
+          expect(text.stdout).toContain(`SUPPORT  Alice Example  <${seeded.email}>  +4420`);
+          expect(text.stdout).toContain(
+            "    Hi <script>alert(1)</script>\\u001b[2J\\u0007 help\n    second line\n",
+          );
+          expect(text.stdout).toContain("CONTACT  <visitor@example.com>");
+          expect(text.stdout).toContain("from 203.0.113.7");
+          // No raw control character reaches the terminal.
+          expect(text.stdout).not.toMatch(/[\u0007\u001b]/);
+          expect(text.stdout).toMatch(/2 messages, newest first\.\n$/);
         },
       );
     });

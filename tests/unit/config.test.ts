@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/config.ts";
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -25,6 +25,33 @@ describe("configuration", () => {
       backendUrl: undefined,
       cookieSecure: false,
       maxBodyBytes: 16_384,
+    });
+  });
+
+  test("the legal facts default to placeholders for a local run", () => {
+    const config = loadConfig({ DATA_DIR: dataDir() });
+    expect(config).toMatchObject({
+      supportEmail: "support@coinkeep.example",
+      companyName: "Coinkeep Ltd",
+      companyNumber: "00000000",
+      legalEmail: "legal@coinkeep.example",
+    });
+    expect(PLACEHOLDER_COMPANY_NUMBER).toBe("00000000");
+  });
+
+  test("configured legal facts win, trimmed", () => {
+    const config = loadConfig({
+      DATA_DIR: dataDir(),
+      COMPANY_NAME: "  Example Custody Ltd ",
+      COMPANY_NUMBER: " SC123456 ",
+      LEGAL_EMAIL: "compliance@example.com",
+      SUPPORT_EMAIL: "help@example.com",
+    });
+    expect(config).toMatchObject({
+      companyName: "Example Custody Ltd",
+      companyNumber: "SC123456",
+      legalEmail: "compliance@example.com",
+      supportEmail: "help@example.com",
     });
   });
 
@@ -70,6 +97,11 @@ describe("configuration", () => {
     ["COOKIE_SECURE", "yes please"],
     ["NODE_ENV", "staging"],
     ["SUPPORT_EMAIL", "not an address"],
+    ["LEGAL_EMAIL", "legal at example"],
+    ["COMPANY_NUMBER", "<b>12</b>"],
+    ["COMPANY_NUMBER", "1".repeat(33)],
+    ["COMPANY_NAME", "x".repeat(121)],
+    ["COMPANY_NAME", "   "],
     ["MAX_BODY_BYTES", "10"],
   ])("a bad %s stops start-up with a message naming it", (name, value) => {
     const load = () => loadConfig({ DATA_DIR: dataDir(), [name]: value });

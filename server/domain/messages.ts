@@ -1,0 +1,326 @@
+// Messages both ways. Compliance messages go from operators to users (one user,
+// or everyone), are listed by call 4, counted by call 7 and opened by call 8.
+// Support and contact messages go from users and visitors to the operators
+// (call 12). All of it is plain text: stored as given, never escaped or
+// interpreted here; whoever displays it escapes it for its medium.
+//
+// Operator functions take an AppDb, which may be a transaction, so the
+// operator commands can write their audit row atomically with the change.
+import { and, desc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { z } from "zod";
+import type { AppDb } from "../db/index.ts";
+import {
+  messageReads,
+  messages,
+  supportMessages,
+  users,
+  type Message,
+  type SupportMessage,
+} from "../db/schema.ts";
+import { normaliseEmail } from "./accounts.ts";
+import { isUuid } from "./ledger.ts";
+
+/** The longest compliance message and support comment, in characters (code points). */
+export const MAX_MESSAGE = 5000;
+export const MAX_COMMENT = 5000;
+export const MAX_EMAIL = 254;
+export const MAX_FULL_NAME = 200;
+export const MAX_PHONE = 32;
+/** listSupportMessages answers at most this many rows. */
+export const MAX_SUPPORT_LIST = 1000;
+
+/** A programming or operator mistake in the arguments (the API checks its input before calling). */
+export class MessageInputError extends Error {}
+
+/** Characters, as a person counts them: code points, as PostgreSQL's char_length does. */
+function characters(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
+function storable(text: string): boolean {
+  return text.isWellFormed() && !text.includes("\u0000");
+}
+
+// ---------------------------------------------------------------------------
+// Compliance messages (operators → users)
+// ---------------------------------------------------------------------------
+
+/**
+ * The messages a user sees: their own, and messages to everyone sent while
+ * they had an account. For queries that join users on the user's id.
+ * The same rule as server/domain/wallets.ts (calls 4 and 7) uses.
+ */
+export function visibleTo(userId: string) {
+  return or(
+    eq(messages.userId, userId),
+    and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
+  );
+}
+
+export interface UserRef {
+  userId: string;
+  email: string;
+  createdAt: Date;
+}
+
+/** The account with this e-mail (normalised first), or undefined. */
+export async function findUserByEmail(db: AppDb, email: string): Promise<UserRef | undefined> {
+  const [row] = await db
+    .select({ userId: users.id, email: users.email, createdAt: users.createdAt })
+    .from(users)
+    .where(eq(users.email, normaliseEmail(email)))
+    .limit(1);
+  return row;
+}
+
+export interface SendMessageInput {
+  /** One user, or every user who has an account when it is sent. */
+  to: { userId: string } | "all";
+  /** Plain text, 1..5000 characters once surrounding white space is trimmed (it is stored trimmed). */
+  message: string;
+}
+
+export type SendMessageResult = { ok: true; message: Message } | { ok: false; reason: "user-not-found" };
+
+/**
+ * Sends a compliance message. It shows unread (open_status 0) in call 4 and
+ * counts in call 7 until the user opens it (call 8). A message to "all"
+ * reaches the users who exist when it is sent, not those created later.
+ * Throws MessageInputError when the text is empty, too long or not storable.
+ */
+export async function sendMessage(db: AppDb, input: SendMessageInput): Promise<SendMessageResult> {
+  const text = input.message.trim();
+  const length = characters(text);
+  if (length < 1 || length > MAX_MESSAGE) {
+    throw new MessageInputError(`message must be 1 to ${MAX_MESSAGE} characters after trimming`);
+  }
+  if (!storable(text)) throw new MessageInputError("message contains characters that cannot be stored");
+
+  let userId: string | null = null;
+  if (input.to !== "all") {
+    userId = input.to.userId;
+    if (!isUuid(userId)) return { ok: false, reason: "user-not-found" };
+    // Users are never deleted, so a user found here is still there for the insert.
+    const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, userId));
+    if (!user) return { ok: false, reason: "user-not-found" };
+  }
+  const [row] = await db.insert(messages).values({ userId, message: text }).returning();
+  if (!row) throw new Error("message not inserted");
+  return { ok: true, message: row };
+}
+
+export type OpenMessageResult =
+  | { ok: true; openedAt: Date; alreadyOpen: boolean }
+  /** Not a message this user can see: another user's, unknown, or not even an id. */
+  | { ok: false; reason: "not-found" };
+
+/**
+ * Call 8: marks a message the user can see as opened (open_status 1), once.
+ * Opening it again changes nothing and keeps the first opened_at.
+ */
+export async function openMessage(db: AppDb, userId: string, messageId: string): Promise<OpenMessageResult> {
+  if (!isUuid(userId) || !isUuid(messageId)) return { ok: false, reason: "not-found" };
+  const [visible] = await db
+    .select({ id: messages.id })
+    .from(messages)
+    .innerJoin(users, eq(users.id, userId))
+    .where(and(eq(messages.id, messageId), visibleTo(userId)));
+  if (!visible) return { ok: false, reason: "not-found" };
+
+  // Messages are never deleted, so the one seen above is still there; two
+  // concurrent opens insert one row, and the loser reads the winner's.
+  const [inserted] = await db
+    .insert(messageReads)
+    .values({ messageId, userId })
+    .onConflictDoNothing({ target: [messageReads.messageId, messageReads.userId] })
+    .returning({ openedAt: messageReads.openedAt });
+  if (inserted) return { ok: true, openedAt: inserted.openedAt, alreadyOpen: false };
+  const [existing] = await db
+    .select({ openedAt: messageReads.openedAt })
+    .from(messageReads)
+    .where(and(eq(messageReads.messageId, messageId), eq(messageReads.userId, userId)));
+  if (!existing) throw new Error("message read neither inserted nor found");
+  return { ok: true, openedAt: existing.openedAt, alreadyOpen: true };
+}
+
+// ---------------------------------------------------------------------------
+// Support and contact messages (users and visitors → operators)
+// ---------------------------------------------------------------------------
+
+export type SupportKind = "support" | "contact";
+
+/**
+ * What the sender sees when a field is refused: spec section 5 where it has a
+ * text, ours (record 011) where it is silent.
+ */
+export const SUPPORT_TEXTS = {
+  email: "Please enter a valid email address.",
+  fullName: "Please enter your full name.",
+  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
+  phone: "Phone number may contain only digits, with an optional leading +.",
+  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
+  supportComment: "Enter at least 1 word and 6 letters.",
+  contactComment: "Comment must be at least 6 characters.",
+  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
+  fullNameUnstorable: "Full name contains characters that cannot be stored.",
+  commentUnstorable: "Comment contains characters that cannot be stored.",
+} as const;
+
+/** A message as the sender wrote it (call 12's body without the platform). */
+export type SupportMessageInput =
+  | { kind: "support"; email: string; fullName: string; phone?: string | undefined; comment: string }
+  | { kind: "contact"; email: string; comment: string };
+
+export interface SupportIssue {
+  /** The body field: email, full_name, phone or comment. */
+  path: "email" | "full_name" | "phone" | "comment";
+  message: string;
+}
+
+export interface CheckedSupportMessage {
+  kind: SupportKind;
+  /** Trimmed, lower-cased. */
+  email: string;
+  /** Trimmed; null for a contact message. */
+  fullName: string | null;
+  /** Trimmed; null when absent or empty. */
+  phone: string | null;
+  /** As written: the limits count it trimmed (at least) and whole (at most). */
+  comment: string;
+}
+
+const emailFormat = z.email();
+const PHONE = /^\+?[0-9]+$/u;
+const WORD = /[\p{L}\p{N}]/u;
+
+/**
+ * Checks a support or contact message by the rules of spec section 5 and our
+ * length limits. Issues come in body order (email, full_name, phone, comment),
+ * at most one per field.
+ */
+export function checkSupportMessage(
+  input: SupportMessageInput,
+): { ok: true; value: CheckedSupportMessage } | { ok: false; issues: SupportIssue[] } {
+  const issues: SupportIssue[] = [];
+
+  const email = normaliseEmail(input.email);
+  if (email.length > MAX_EMAIL || !emailFormat.safeParse(email).success) {
+    issues.push({ path: "email", message: SUPPORT_TEXTS.email });
+  }
+
+  let fullName: string | null = null;
+  let phone: string | null = null;
+  if (input.kind === "support") {
+    fullName = input.fullName.trim();
+    if (characters(fullName) < 2) issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullName });
+    else if (characters(fullName) > MAX_FULL_NAME) {
+      issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullNameTooLong });
+    } else if (!storable(fullName)) {
+      issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullNameUnstorable });
+    }
+
+    const rawPhone = (input.phone ?? "").trim();
+    if (rawPhone !== "") {
+      phone = rawPhone;
+      if (!PHONE.test(rawPhone)) issues.push({ path: "phone", message: SUPPORT_TEXTS.phone });
+      else if (rawPhone.length > MAX_PHONE)
+        issues.push({ path: "phone", message: SUPPORT_TEXTS.phoneTooLong });
+    }
+  }
+
+  const comment = input.comment;
+  const trimmed = comment.trim();
+  const tooShort =
+    input.kind === "support" ? characters(trimmed) < 6 || !WORD.test(trimmed) : characters(trimmed) < 6;
+  if (tooShort) {
+    issues.push({
+      path: "comment",
+      message: input.kind === "support" ? SUPPORT_TEXTS.supportComment : SUPPORT_TEXTS.contactComment,
+    });
+  } else if (characters(comment) > MAX_COMMENT) {
+    issues.push({ path: "comment", message: SUPPORT_TEXTS.commentTooLong });
+  } else if (!storable(comment)) {
+    issues.push({ path: "comment", message: SUPPORT_TEXTS.commentUnstorable });
+  }
+
+  if (issues.length > 0) return { ok: false, issues };
+  return { ok: true, value: { kind: input.kind, email, fullName, phone, comment } };
+}
+
+export interface StoreSupportMessageOptions {
+  /** The sender's IP address (already checked and normalised by the caller), or null when unknown. */
+  ip: string | null;
+  /** The sender's account, only when the sender proved it. */
+  userId?: string | null;
+}
+
+export type StoreSupportMessageResult =
+  { ok: true; message: SupportMessage } | { ok: false; issues: SupportIssue[] };
+
+/** Call 12: checks a support or contact message and stores it for the operators. */
+export async function storeSupportMessage(
+  db: AppDb,
+  input: SupportMessageInput,
+  opts: StoreSupportMessageOptions,
+): Promise<StoreSupportMessageResult> {
+  const checked = checkSupportMessage(input);
+  if (!checked.ok) return checked;
+  const userId = opts.userId ?? null;
+  if (userId !== null && !isUuid(userId)) throw new MessageInputError("userId must be a uuid");
+  const [row] = await db
+    .insert(supportMessages)
+    .values({ ...checked.value, ip: opts.ip, userId })
+    .returning();
+  if (!row) throw new Error("support message not inserted");
+  return { ok: true, message: row };
+}
+
+export interface ListSupportMessagesOptions {
+  /** Only this kind; default both. */
+  kind?: SupportKind;
+  /** 1..1000, default 100. */
+  limit?: number;
+  /** Only messages strictly older than this (paging: pass the last row's createdAt). */
+  before?: Date;
+}
+
+/** Support and contact messages, newest first (ties by id). */
+export async function listSupportMessages(
+  db: AppDb,
+  opts: ListSupportMessagesOptions = {},
+): Promise<SupportMessage[]> {
+  const limit = opts.limit ?? 100;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_SUPPORT_LIST) {
+    throw new MessageInputError(`limit must be a whole number from 1 to ${MAX_SUPPORT_LIST}`);
+  }
+  if (opts.kind !== undefined && opts.kind !== "support" && opts.kind !== "contact") {
+    throw new MessageInputError("kind must be support or contact");
+  }
+  return db
+    .select()
+    .from(supportMessages)
+    .where(
+      and(
+        opts.kind ? eq(supportMessages.kind, opts.kind) : undefined,
+        opts.before ? lt(supportMessages.createdAt, opts.before) : undefined,
+      ),
+    )
+    .orderBy(desc(supportMessages.createdAt), desc(supportMessages.id))
+    .limit(limit);
+}
+
+/**
+ * Forgets the sender addresses of messages older than the cut-off (record 011:
+ * kept 90 days for abuse handling). Returns how many were cleared.
+ */
+export async function forgetSenderAddresses(db: AppDb, olderThan: Date): Promise<number> {
+  const cleared = await db
+    .update(supportMessages)
+    .set({ ip: null })
+    .where(and(lt(supportMessages.createdAt, olderThan), isNotNull(supportMessages.ip)))
+    .returning({ id: supportMessages.id });
+  return cleared.length;
+}
