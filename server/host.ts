@@ -19,11 +19,14 @@ import { runInServer } from "./ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
+import { forgetSenderAddresses } from "./domain/messages.ts";
 import { log } from "../common/log.ts";
 import { createStaticHandler } from "./static.ts";
 import { createSessionKV } from "./web-sessions.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
+/** How long the sender address of a support or contact message is kept (record 011). */
+const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
 const notFound = () => failure(404, "Not found.");
 
@@ -159,6 +162,23 @@ export async function startHost(config: Config) {
   const purge = setInterval(() => void sessions.purgeExpired().catch(() => {}), 10 * 60_000);
   purge.unref();
 
+  // Sender addresses of support and contact messages are kept 90 days (record 011), then cleared:
+  // once at start and daily, by whichever process holds the API (the backend's database).
+  const forgetIps = async () => {
+    if (!api) return;
+    try {
+      const cleared = await forgetSenderAddresses(database.db, new Date(Date.now() - IP_RETENTION_MS));
+      if (cleared > 0) log.info("cleared sender addresses", { cleared });
+    } catch (error) {
+      log.warn("could not clear sender addresses", {
+        error: error instanceof Error ? error.name : "unknown",
+      });
+    }
+  };
+  void forgetIps();
+  const forgetTimer = setInterval(() => void forgetIps(), 24 * 3600_000);
+  forgetTimer.unref();
+
   log.info("listening", {
     url: `http://${config.host}:${port}`,
     database: database.driver,
@@ -169,6 +189,7 @@ export async function startHost(config: Config) {
     port,
     async close() {
       clearInterval(purge);
+      clearInterval(forgetTimer);
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -3,7 +3,7 @@
 //
 // States (spec section 4): no row = hasNoWallet; a row without an address =
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
-import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import {
@@ -26,6 +26,7 @@ import {
   openWalletAccount,
   type WithdrawalStatus,
 } from "./ledger.ts";
+import { visibleTo } from "./messages.ts";
 
 export { INCOMING_TRANSACTION, NOT_ADDED_YET };
 export const MAX_TRANSACTIONS = 1000;
@@ -485,17 +486,6 @@ export async function countWallets(db: AppDb, userId: string): Promise<number> {
     .from(wallets)
     .where(eq(wallets.userId, userId));
   return rows[0]?.n ?? 0;
-}
-
-/**
- * The messages a user sees: their own, and messages to everyone sent while
- * they had an account. For queries that join users on the user's id.
- */
-function visibleTo(userId: string) {
-  return or(
-    eq(messages.userId, userId),
-    and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
-  );
 }
 
 /** Call 7: how many of the user's messages are still unread. */

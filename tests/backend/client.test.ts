@@ -68,12 +68,31 @@ describe("requests", () => {
     await client.checkLoggedIn({ email: "a@b.co", twelveWords: WORDS });
     await client.checkPhrase({ email: "a@b.co", twelveWords: WORDS });
     await client.changePassword({ email: "a@b.co", twelveWords: WORDS, password: "p", confirmPassword: "p" });
+    await client.clientBalances({ email: "a@b.co", twelveWords: WORDS });
+    await client.requestWallet({ email: "a@b.co", twelveWords: WORDS, ticker: "ETH" });
+    await client.requestTransaction({
+      email: "a@b.co",
+      twelveWords: WORDS,
+      walletId: "w",
+      amount: "1",
+      amountInUsd: "1",
+      receiverWalletAddress: "x",
+    });
+    await client.newMessagesCount({ email: "a@b.co", twelveWords: WORDS });
+    await client.openMessage({ email: "a@b.co", twelveWords: WORDS, messageId: "m" });
+    await client.requestMessage({ kind: "contact", email: "a@b.co", comment: "hello there" });
     expect(paths).toEqual([
       "/api/aml-authentication",
       "/api/aml-authorization",
       "/api/check-if-logged-in",
       "/api/request-change-password",
       "/api/aml-client-change-password",
+      "/api/aml-client-balances",
+      "/api/request-nonbtc-wallet",
+      "/api/request-transaction",
+      "/api/aml-new-messages-count",
+      "/api/aml-message-open-status",
+      "/api/request-message",
     ]);
   });
 });

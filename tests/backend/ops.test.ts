@@ -990,6 +990,7 @@ for (const { name, open, full } of targets) {
           expect(text.stdout).toContain("CONTACT  <visitor@example.com>");
           expect(text.stdout).toContain("from 203.0.113.7");
           // No raw control character reaches the terminal.
+          // oxlint-disable-next-line no-control-regex
           expect(text.stdout).not.toMatch(/[\u0007\u001b]/);
           expect(text.stdout).toMatch(/2 messages, newest first\.\n$/);
         },
