@@ -89,6 +89,8 @@ export async function loadWalletView(
       priceBy.set(entry.ticker.toUpperCase(), { price, change: entry.todays_change_perc ?? null });
     }
   }
+  // Spec section 9: the USDT price is fixed at 1, whatever a feed says.
+  priceBy.set("USDT", { price: { units: 1n, scale: 0 }, change: priceBy.get("USDT")?.change ?? "0" });
 
   const data = balances.ok ? balances.data : null;
   const rows: CoinRow[] = TICKERS.map((ticker) => {

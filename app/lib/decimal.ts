@@ -75,3 +75,27 @@ export function toFixed(a: Decimal, places: number, opts: { truncate?: boolean }
   const fraction = places > 0 ? `.${digits.slice(digits.length - places)}` : "";
   return `${negative ? "-" : ""}${whole}${fraction}`;
 }
+
+/**
+ * a ÷ b to `places` decimals: half away from zero, or toward zero with
+ * `truncate`. Division by zero is a programming error and throws.
+ */
+export function divide(a: Decimal, b: Decimal, places: number, { truncate = false } = {}): Decimal {
+  if (b.units === 0n) throw new RangeError("Division by zero");
+  // a/b = (a.units · 10^b.scale) / (b.units · 10^a.scale); scaled by 10^places.
+  const numerator = a.units * 10n ** BigInt(b.scale + places);
+  const denominator = b.units * 10n ** BigInt(a.scale);
+  const negative = numerator < 0n !== denominator < 0n;
+  const n = numerator < 0n ? -numerator : numerator;
+  const d = denominator < 0n ? -denominator : denominator;
+  let quotient = n / d;
+  if (!truncate && (n % d) * 2n >= d) quotient += 1n;
+  return { units: negative ? -quotient : quotient, scale: places };
+}
+
+/** The shortest plain text of a value: "1.5000" → "1.5", "2.000" → "2", "-0" → "0". */
+export function toPlain(a: Decimal): string {
+  const text = toFixed(a, a.scale);
+  const trimmed = a.scale > 0 ? text.replace(/\.?0+$/u, "") : text;
+  return trimmed === "-0" ? "0" : trimmed;
+}

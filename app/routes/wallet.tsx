@@ -1,17 +1,22 @@
+import { useEffect } from "react";
 import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
+import { INCOMING_TRANSACTION } from "../../common/literals";
 import { backend, transactionsBefore } from "../api.server";
 import { CoinIcon } from "../components/coin-icon";
-import { CopyButton } from "../components/copy-button";
 import { CloseIcon, RefreshIcon } from "../components/icons";
 import { fiat } from "../components/money";
+import { SendPanel } from "../components/send-panel";
+import { SendSuccess } from "../components/send-success";
 import { SubmitButton } from "../components/submit-button";
 import { TransactionList } from "../components/transactions";
 import { useHydrated } from "../components/hydrated";
 import { useWalletView } from "../components/use-wallet-view";
 import { readForm } from "../forms.server";
 import { formatWalletBalance, parseDecimal } from "../lib/format";
+import { sendNetwork } from "../send";
+import { isSendIntent, newSendKey, sendAction } from "../send.server";
 import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/wallet";
 
@@ -39,11 +44,28 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     ? answer.data.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)
     : [];
   const page = all.slice(0, PAGE_SIZE);
+  // After a send: `?sent={id}` shows 'Sent!' for that send, looked up in the user's own list.
+  const sentId = url.searchParams.get("sent");
+  const sent = sentId
+    ? all.find((tx) => tx.id === sentId && tx.recipient_wallet !== INCOMING_TRANSACTION)
+    : undefined;
   return {
     ticker: coin.ticker,
+    network: coin.network,
     transactions: page,
     olderThan: all.length > PAGE_SIZE ? (page.at(-1)?.date ?? null) : null,
     expand: url.searchParams.get("tx"),
+    // A fresh idempotency key for a send form opened on this page.
+    sendKey: newSendKey(),
+    sendOpen: url.searchParams.has("send"),
+    sent: sent
+      ? {
+          id: sent.id,
+          amount: formatWalletBalance(parseDecimal(sent.amount_in_crypto)),
+          address: sent.recipient_wallet,
+          newestId: all[0]?.id ?? sent.id,
+        }
+      : null,
   };
 }
 
@@ -52,7 +74,9 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   const { session, user } = await requireUser(request, context);
   const coin = coinFor(params.ticker);
   if (!coin) throw redirect("/home");
-  if (formData.get("intent") === "request") {
+  const intent = formData.get("intent");
+  if (isSendIntent(intent)) return sendAction({ intent, formData, request, context, ticker: coin.ticker });
+  if (intent === "request") {
     const answer = await backend(context).requestWallet({
       email: user.email,
       twelveWords: user.words,
@@ -68,14 +92,29 @@ export async function action({ request, params, context }: Route.ActionArgs) {
   });
 }
 
-export default function Wallet({ loaderData }: Route.ComponentProps) {
+/** After 'See transaction details' (or any `?tx=` link): the expanded row in view, and focused. */
+function useRevealRow(id: string | null) {
+  useEffect(() => {
+    if (!id) return;
+    const row = document.getElementById(`tx-${id}`);
+    if (!row) return;
+    const reduce = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    row.scrollIntoView({ block: "start", behavior: reduce ? "auto" : "smooth" });
+    row.querySelector("summary")?.focus({ preventScroll: true });
+  }, [id]);
+}
+
+export default function Wallet({ loaderData, actionData }: Route.ComponentProps) {
   const view = useWalletView();
   const revalidator = useRevalidator();
   const hydrated = useHydrated();
+  useRevealRow(loaderData.expand);
   const row = view.rows.find((r) => r.ticker === loaderData.ticker);
   if (!row) return null;
   const balance = parseDecimal(row.balance);
   const path = `/wallet/${row.ticker.toLowerCase()}`;
+  const sent = loaderData.sent;
+  const reply = actionData && "send" in actionData ? actionData.send : undefined;
   return (
     <section aria-labelledby="coin-title" className="wallet-page">
       <div className="wallet-head">
@@ -116,32 +155,46 @@ export default function Wallet({ loaderData }: Route.ComponentProps) {
             <span className="mono address-text">{row.address}</span>
           </div>
         ) : null}
-        <div className="actions">
-          {row.state === "issued" && row.address ? (
-            <>
-              <button type="button" className="button button-primary" disabled aria-describedby="send-note">
-                Send {row.ticker}
-              </button>
-              <CopyButton text={row.address} label="Copy wallet address" toast="Copied" />
-            </>
-          ) : row.state === "requested" ? (
-            <button type="button" className="button button-secondary" disabled>
-              Wallet Requested
-            </button>
+        {row.state === "issued" && row.address ? (
+          sent ? (
+            <SendSuccess
+              ticker={row.ticker}
+              amount={sent.amount}
+              address={sent.address}
+              anotherHref={`${path}?send=1`}
+              detailsHref={`${path}?tx=${encodeURIComponent(sent.newestId)}#tx-${sent.newestId}`}
+            />
           ) : (
-            <Form method="post">
-              <AuthenticityTokenInput />
-              <SubmitButton name="intent" value="request">
-                Request {row.ticker} Wallet
-              </SubmitButton>
-            </Form>
-          )}
-        </div>
-        {row.state === "issued" ? (
-          <p id="send-note" className="muted small">
-            Sending from Coinkeep is not open yet; your {row.ticker} can be received at the address above.
-          </p>
-        ) : row.state === "requested" ? (
+            <SendPanel
+              ticker={row.ticker}
+              network={sendNetwork(row.ticker, loaderData.network, row.address)}
+              ownAddress={row.address}
+              balance={row.balance}
+              price={row.price}
+              multiplier={view.multiplier}
+              currency={view.currency}
+              sendKey={loaderData.sendKey}
+              initiallyOpen={loaderData.sendOpen}
+              reply={reply}
+            />
+          )
+        ) : (
+          <div className="actions">
+            {row.state === "requested" ? (
+              <button type="button" className="button button-secondary" disabled>
+                Wallet Requested
+              </button>
+            ) : (
+              <Form method="post">
+                <AuthenticityTokenInput />
+                <SubmitButton name="intent" value="request">
+                  Request {row.ticker} Wallet
+                </SubmitButton>
+              </Form>
+            )}
+          </div>
+        )}
+        {row.state === "requested" ? (
           <p className="muted small">
             We are preparing your {row.ticker} address. It will appear here once issued.
           </p>

@@ -7,7 +7,7 @@ import {
   type TestInfo,
 } from "@playwright/test";
 import { execFileSync } from "node:child_process";
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 
 export const PLATFORM = "CK";
 
@@ -117,4 +117,67 @@ export function requestedWalletId(email: string, ticker: string): string {
   const found = requests.find((r) => r.email === email && r.coin === ticker);
   if (!found) throw new Error(`no ${ticker} wallet request for ${email}`);
   return found.walletId;
+}
+
+/** A fresh, valid (all lower-case, so no EIP-55 checksum) ETH address: an address belongs to one wallet. */
+export function freshEthAddress(): string {
+  return `0x${randomBytes(20).toString("hex")}`;
+}
+
+/** Requests a wallet for `ticker` through the backend API (call 5), as a real client would. */
+export async function requestWallet(request: APIRequestContext, user: TestUser, ticker: string) {
+  const api = process.env.E2E_API_URL ?? "";
+  const response = await request.post(`${api}/api/request-nonbtc-wallet`, {
+    data: { email: user.email, twelveWords: user.words.join(" "), request_text: ticker, platform: PLATFORM },
+  });
+  expect(response.status()).toBe(200);
+}
+
+/**
+ * An ETH wallet with an issued address and `amount` deposited, through the
+ * API and the operator commands. Returns the wallet id and its address (as stored).
+ */
+export async function fundedEthWallet(
+  request: APIRequestContext,
+  user: TestUser,
+  amount: string,
+): Promise<{ walletId: string; address: string }> {
+  await requestWallet(request, user, "ETH");
+  const walletId = requestedWalletId(user.email, "ETH");
+  const issued = /Issued (0x[0-9a-fA-F]{40}) /u.exec(ops("issue-address", walletId, freshEthAddress()));
+  if (!issued?.[1]) throw new Error("the address was not issued");
+  if (amount !== "0") ops("credit", walletId, amount, `0x${randomBytes(32).toString("hex")}`);
+  return { walletId, address: issued[1] };
+}
+
+/** A send waiting for an operator's decision (npm run ops -- sends --json). */
+export interface PendingSend {
+  sendId: string;
+  walletId: string;
+  userId: string;
+  email: string;
+  coin: string;
+  amount: string;
+  amountUsd: string | null;
+  address: string;
+  requestedAt: string;
+  ageSeconds: number;
+}
+
+/** The sends of `email` waiting for a decision. */
+export function pendingSends(email: string): PendingSend[] {
+  return (JSON.parse(ops("sends", "--json")) as PendingSend[]).filter((s) => s.email === email);
+}
+
+/** A date as the pages show it: dd.mm.yy (UTC). */
+export function ddmmyy(date: Date): string {
+  const dd = String(date.getUTCDate()).padStart(2, "0");
+  const mm = String(date.getUTCMonth() + 1).padStart(2, "0");
+  const yy = String(date.getUTCFullYear() % 100).padStart(2, "0");
+  return `${dd}.${mm}.${yy}`;
+}
+
+/** The signed-in shell's sidebar (desktop) and its burger menu (mobile). */
+export function sidebar(page: Page) {
+  return page.getByRole("complementary", { name: "Sidebar" });
 }

@@ -1,0 +1,81 @@
+import { useEffect, useRef } from "react";
+
+/**
+ * The send flow's risk-warning dialog. It lives inside the send form, so its
+ * buttons submit the form's values.
+ *
+ * Without scripts the server renders it open (a non-modal `<dialog open>`, the
+ * fields behind it inert) over a full-screen backdrop that is a submit button
+ * back to the form (intent "edit"), like its Cancel button: the values stay.
+ * With scripts it is a real modal (`showModal()`: focus kept inside, the page
+ * behind inert); Escape, a click on the backdrop and Cancel call `onClose`,
+ * and focus returns to where it was when the dialog opened.
+ */
+export function SendDialog({
+  scripted,
+  labelledBy,
+  describedBy,
+  onClose,
+  children,
+}: {
+  scripted: boolean;
+  labelledBy: string;
+  describedBy: string;
+  onClose: () => void;
+  children: React.ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const onCloseRef = useRef(onClose);
+  useEffect(() => {
+    onCloseRef.current = onClose;
+  });
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!scripted || !dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (dialog.open) dialog.close();
+    dialog.showModal();
+    const onCancel = (event: Event) => {
+      event.preventDefault();
+      onCloseRef.current();
+    };
+    // A click whose target is the dialog itself landed on its backdrop.
+    const onClick = (event: MouseEvent) => {
+      if (event.target === dialog) onCloseRef.current();
+    };
+    dialog.addEventListener("cancel", onCancel);
+    dialog.addEventListener("click", onClick);
+    return () => {
+      dialog.removeEventListener("cancel", onCancel);
+      dialog.removeEventListener("click", onClick);
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
+  }, [scripted]);
+
+  return (
+    <>
+      {scripted ? null : (
+        <button
+          type="submit"
+          name="intent"
+          value="edit"
+          className="modal-backdrop"
+          aria-hidden="true"
+          tabIndex={-1}
+        />
+      )}
+      <dialog
+        ref={ref}
+        open
+        className="modal send-dialog"
+        aria-labelledby={labelledBy}
+        aria-describedby={describedBy}
+        aria-modal="true"
+      >
+        <div className="modal-body">{children}</div>
+      </dialog>
+    </>
+  );
+}

@@ -1,0 +1,173 @@
+// The send form's rules (spec section 5, "Send"), shared by the server (always)
+// and the browser (as an enhancement): what an amount may look like, how the
+// coin and fiat amounts convert into each other, what 'Full' fills in. Exact
+// decimal arithmetic throughout; never a float.
+import { z } from "zod";
+import {
+  divide,
+  isPositive,
+  multiply,
+  parseDecimal,
+  round,
+  toFixed,
+  toPlain,
+  type Decimal,
+} from "./lib/decimal";
+
+/** Spec section 9: at most 4 decimals when sending. */
+export const SEND_DECIMALS = 4;
+/** Fiat amounts are shown with 2 decimals (spec section 9). */
+export const FIAT_DECIMALS = 2;
+
+export const FILL_OUT_ALL_FIELDS = "Please fill out all fields.";
+export const INSUFFICIENT_BALANCE = "Insufficient balance.";
+export const AMOUNT_FORMAT = "Use digits and one dot, with at most 4 decimals (for example 0.5).";
+export const AMOUNT_POSITIVE = "Enter an amount greater than 0.";
+
+/** What an amount input may hold while typing: digits, one dot, at most 4 decimals ('.' and '0.' too). */
+const TYPING = /^\d*\.?\d{0,4}$/u;
+/** What a submitted amount must look like: the same, with at least one digit. */
+const COMPLETE = /^(?:\d+\.?\d{0,4}|\.\d{1,4})$/u;
+
+/** The three values of the send form, as typed. */
+export interface SendValues {
+  address: string;
+  coin: string;
+  fiat: string;
+}
+
+export const EMPTY_SEND_VALUES: SendValues = { address: "", coin: "", fiat: "" };
+
+/** Whether an amount input may take this text (a keystroke that leaves it otherwise is refused). */
+export function acceptsAmountInput(text: string): boolean {
+  return TYPING.test(text);
+}
+
+/** A finished amount as an exact decimal ("0.5", ".5", "5."), or undefined. */
+export function parseAmount(text: string): Decimal | undefined {
+  const trimmed = text.trim();
+  if (!COMPLETE.test(trimmed)) return undefined;
+  const [whole = "", fraction = ""] = trimmed.split(".");
+  return parseDecimal(`${whole || "0"}${fraction ? `.${fraction}` : ""}`);
+}
+
+/**
+ * The coin's USD price for sends: USDT is always 1 (spec section 5 and 9);
+ * other coins their last price, when one is known and positive.
+ */
+export function sendPrice(ticker: string, lastPrice: string | null): Decimal | undefined {
+  if (ticker === "USDT") return { units: 1n, scale: 0 };
+  const price = parseDecimal(lastPrice);
+  return price && isPositive(price) ? price : undefined;
+}
+
+/** Coin → fiat in the display currency: coin × USD price × multiplier, 2 decimals (half away from zero). */
+export function coinToFiat(coin: Decimal, price: Decimal, multiplier: Decimal): string {
+  return toFixed(multiply(multiply(coin, price), multiplier), FIAT_DECIMALS);
+}
+
+/**
+ * Fiat → coin: fiat ÷ (USD price × multiplier), truncated to 4 decimals so the
+ * coin amount never exceeds what the fiat figure buys. Undefined without a rate.
+ */
+export function fiatToCoin(fiat: Decimal, price: Decimal, multiplier: Decimal): string | undefined {
+  const rate = multiply(price, multiplier);
+  if (!isPositive(rate)) return undefined;
+  return toPlain(divide(fiat, rate, SEND_DECIMALS, { truncate: true }));
+}
+
+/** 'Full': the whole available balance, truncated to 4 decimals (never more than the balance). */
+export function fullAmount(balance: Decimal): string {
+  return isPositive(balance) ? amountToSend(balance) : "0";
+}
+
+function truncate4(value: Decimal): Decimal {
+  return round(value, SEND_DECIMALS, { truncate: true });
+}
+
+/**
+ * The amount sent: truncated (not rounded) to 4 decimals, so a send is never
+ * larger than what was typed or held. Typed amounts already have at most 4.
+ */
+export function amountToSend(coin: Decimal): string {
+  return toPlain(truncate4(coin));
+}
+
+/** The send's USD value (what call 6 takes as amount_in_usd), 2 decimals; "0" when no price is known. */
+export function usdValueOf(coin: Decimal, price: Decimal | undefined): string {
+  return price ? toFixed(multiply(coin, price), FIAT_DECIMALS) : "0";
+}
+
+/**
+ * The network a send of this coin travels on, for the risk warning. USDT runs
+ * on Ethereum or TRON depending on the deployment: the wallet's own address
+ * says which.
+ */
+export function sendNetwork(ticker: string, network: string, ownAddress: string | null): string {
+  if (ticker !== "USDT" || !ownAddress) return network;
+  if (ownAddress.startsWith("T")) return "TRON (TRC-20)";
+  if (ownAddress.startsWith("0x")) return "Ethereum (ERC-20)";
+  return network;
+}
+
+/** A send key: 16–128 of [A-Za-z0-9_-] (the backend's idempotency key format). */
+export const SEND_KEY = /^[A-Za-z0-9_-]{16,128}$/u;
+
+/**
+ * The form's one schema. All three values are required (one form-level
+ * message); the amounts must be digits with one dot and at most 4 decimals;
+ * the coin amount must be above 0. The address itself is checked by the
+ * backend, whose answer is shown as 'Transaction failed: …'.
+ */
+export const sendSchema = z
+  .object({
+    address: z.string().trim(),
+    coin: z.string().trim(),
+    fiat: z.string().trim(),
+  })
+  .superRefine((value, ctx) => {
+    if (!value.address || !value.coin || !value.fiat) {
+      ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
+      return;
+    }
+    const coin = parseAmount(value.coin);
+    if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
+    else if (!isPositive(truncate4(coin)))
+      ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
+    if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
+  });
+
+export interface SendErrors {
+  form?: string[];
+  address?: string[];
+  coin?: string[];
+  fiat?: string[];
+}
+
+export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };
+
+/** Checks the form's values against the schema. */
+export function checkSend(values: SendValues): SendCheck {
+  const parsed = sendSchema.safeParse(values);
+  if (parsed.success) {
+    const coin = parseAmount(parsed.data.coin);
+    if (coin) return { ok: true, address: parsed.data.address, coin };
+  }
+  const errors: SendErrors = {};
+  for (const issue of parsed.error?.issues ?? []) {
+    const key = issue.path[0];
+    const slot = key === "address" || key === "coin" || key === "fiat" ? key : "form";
+    (errors[slot] ??= []).push(issue.message);
+  }
+  return { ok: false, errors };
+}
+
+/** Which fields an error list leaves empty, to mark them invalid beside the form-level message. */
+export function emptyFields(values: SendValues): (keyof SendValues)[] {
+  return (["address", "coin", "fiat"] as const).filter((name) => !values[name].trim());
+}
+
+/** The message shown when call 6 refuses or fails (spec section 8). */
+export function sendFailureMessage(message: string): string {
+  return message === INSUFFICIENT_BALANCE ? INSUFFICIENT_BALANCE : `Transaction failed: ${message}`;
+}

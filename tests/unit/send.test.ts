@@ -1,0 +1,162 @@
+import fc from "fast-check";
+import { describe, expect, test } from "vitest";
+import { compare, divide, multiply, parseDecimal, toFixed, toPlain } from "../../app/lib/decimal";
+import {
+  acceptsAmountInput,
+  amountToSend,
+  checkSend,
+  coinToFiat,
+  emptyFields,
+  fiatToCoin,
+  fullAmount,
+  parseAmount,
+  sendFailureMessage,
+  sendNetwork,
+  sendPrice,
+  usdValueOf,
+} from "../../app/send";
+
+const d = (text: string) => {
+  const value = parseDecimal(text);
+  if (!value) throw new Error(`bad decimal ${text}`);
+  return value;
+};
+
+describe("divide", () => {
+  test("rounds half away from zero, or truncates", () => {
+    expect(toFixed(divide(d("1"), d("3"), 4), 4)).toBe("0.3333");
+    expect(toFixed(divide(d("2"), d("3"), 4), 4)).toBe("0.6667");
+    expect(toFixed(divide(d("2"), d("3"), 4, { truncate: true }), 4)).toBe("0.6666");
+    expect(toFixed(divide(d("-2"), d("3"), 4), 4)).toBe("-0.6667");
+    expect(toFixed(divide(d("2"), d("-3"), 4, { truncate: true }), 4)).toBe("-0.6666");
+    expect(toFixed(divide(d("0.005"), d("1"), 2), 2)).toBe("0.01");
+    expect(toFixed(divide(d("1265.92"), d("2531.84"), 4), 4)).toBe("0.5000");
+  });
+
+  test("refuses division by zero", () => {
+    expect(() => divide(d("1"), d("0.000"), 2)).toThrow(RangeError);
+  });
+
+  test("truncated quotient × divisor never exceeds the dividend", () => {
+    const positive = fc
+      .tuple(fc.bigInt({ min: 1n, max: 10n ** 20n }), fc.integer({ min: 0, max: 18 }))
+      .map(([units, scale]) => ({ units, scale }));
+    fc.assert(
+      fc.property(positive, positive, (a, b) => {
+        const q = divide(a, b, 4, { truncate: true });
+        expect(compare(multiply(q, b), a)).toBeLessThanOrEqual(0);
+        // …and one more unit in the last place would.
+        expect(compare(multiply({ units: q.units + 1n, scale: 4 }, b), a)).toBeGreaterThan(0);
+      }),
+    );
+  });
+});
+
+describe("toPlain", () => {
+  test("drops trailing zeros", () => {
+    expect(toPlain(d("1.5000"))).toBe("1.5");
+    expect(toPlain(d("2.000"))).toBe("2");
+    expect(toPlain(d("0.0000"))).toBe("0");
+    expect(toPlain(d("120"))).toBe("120");
+    expect(toPlain(d("-0.50"))).toBe("-0.5");
+  });
+});
+
+describe("amount inputs", () => {
+  test("accept digits with one dot and at most 4 decimals while typing", () => {
+    for (const ok of ["", ".", "0.", "0", "12", "0.5", "1.2345", ".5", "10."])
+      expect(acceptsAmountInput(ok)).toBe(true);
+    for (const bad of ["1.23456", "1..2", "1.2.3", "-1", "+1", "1e5", "abc", " 1", "1,5", "0x1"])
+      expect(acceptsAmountInput(bad)).toBe(false);
+  });
+
+  test("parse finished amounts only", () => {
+    expect(parseAmount("0.5")).toEqual(d("0.5"));
+    expect(parseAmount(".5")).toEqual(d("0.5"));
+    expect(parseAmount("5.")).toEqual(d("5"));
+    expect(parseAmount(" 1.2345 ")).toEqual(d("1.2345"));
+    for (const bad of ["", ".", "1.23456", "1,5", "-1", "1e3"]) expect(parseAmount(bad)).toBeUndefined();
+  });
+});
+
+describe("conversions", () => {
+  const eth = d("2531.84");
+  const usd = d("1");
+  const eur = d("0.8686587908");
+
+  test("coin → fiat through the USD price and the multiplier, 2 decimals", () => {
+    expect(coinToFiat(d("0.5"), eth, usd)).toBe("1265.92");
+    expect(coinToFiat(d("0.5"), eth, eur)).toBe("1099.65"); // 1099.6464… rounds up
+    expect(coinToFiat(d("0.0001"), d("0.176534"), usd)).toBe("0.00");
+  });
+
+  test("fiat → coin is truncated to 4 decimals", () => {
+    expect(fiatToCoin(d("1265.92"), eth, usd)).toBe("0.5");
+    expect(fiatToCoin(d("100"), eth, usd)).toBe("0.0394"); // 0.03949…
+    expect(fiatToCoin(d("100"), d("0"), usd)).toBeUndefined();
+  });
+
+  test("USDT is priced at 1, whatever the feed says", () => {
+    expect(sendPrice("USDT", "0.9998")).toEqual(d("1"));
+    expect(sendPrice("USDT", null)).toEqual(d("1"));
+    expect(sendPrice("ETH", "2531.84")).toEqual(eth);
+    expect(sendPrice("ETH", null)).toBeUndefined();
+    expect(sendPrice("ETH", "0")).toBeUndefined();
+  });
+
+  test("'Full' is the whole balance truncated to 4 decimals", () => {
+    expect(fullAmount(d("1.5"))).toBe("1.5");
+    expect(fullAmount(d("0.123456789012345678"))).toBe("0.1234");
+    expect(fullAmount(d("0.00009"))).toBe("0");
+    expect(fullAmount(d("0"))).toBe("0");
+  });
+
+  test("the amount sent is truncated to 4 decimals; its USD value has 2", () => {
+    expect(amountToSend(d("0.99999"))).toBe("0.9999");
+    expect(amountToSend(d("2.50"))).toBe("2.5");
+    expect(usdValueOf(d("0.5"), eth)).toBe("1265.92");
+    expect(usdValueOf(d("0.5"), undefined)).toBe("0");
+  });
+});
+
+describe("the send form's rules", () => {
+  test("all three fields are required, with one message", () => {
+    const check = checkSend({ address: "0xabc", coin: "", fiat: " " });
+    expect(check).toEqual({ ok: false, errors: { form: ["Please fill out all fields."] } });
+    expect(emptyFields({ address: "0xabc", coin: "", fiat: " " })).toEqual(["coin", "fiat"]);
+  });
+
+  test("amounts must be digits with one dot and at most 4 decimals, the coin amount above 0", () => {
+    expect(checkSend({ address: "a", coin: "1.23456", fiat: "abc" })).toEqual({
+      ok: false,
+      errors: {
+        coin: ["Use digits and one dot, with at most 4 decimals (for example 0.5)."],
+        fiat: ["Use digits and one dot, with at most 4 decimals (for example 0.5)."],
+      },
+    });
+    expect(checkSend({ address: "a", coin: "0.0000", fiat: "0" })).toEqual({
+      ok: false,
+      errors: { coin: ["Enter an amount greater than 0."] },
+    });
+    expect(checkSend({ address: " 0xabc ", coin: "0.5", fiat: "0.00" })).toEqual({
+      ok: true,
+      address: "0xabc",
+      coin: d("0.5"),
+    });
+  });
+
+  test("failures read as the spec's catalogue says", () => {
+    expect(sendFailureMessage("Insufficient balance.")).toBe("Insufficient balance.");
+    expect(sendFailureMessage("Wallet not found.")).toBe("Transaction failed: Wallet not found.");
+  });
+
+  test("USDT's network follows the wallet's own address", () => {
+    expect(sendNetwork("USDT", "Ethereum (ERC-20)", "TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio")).toBe(
+      "TRON (TRC-20)",
+    );
+    expect(sendNetwork("USDT", "Ethereum (ERC-20)", "0x8f348F300873Fd5DA36950B2aC75a26584584feE")).toBe(
+      "Ethereum (ERC-20)",
+    );
+    expect(sendNetwork("ETH", "Ethereum", "0x8f34")).toBe("Ethereum");
+  });
+});
