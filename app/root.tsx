@@ -15,8 +15,7 @@ import { AuthenticityTokenProvider } from "remix-utils/csrf/react";
 import { HoneypotProvider } from "remix-utils/honeypot/react";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
-import { Notice } from "./components/notice";
-import { Toasts } from "./components/toasts";
+import { Toasts, type Toast } from "./components/toasts";
 import { csrfFor, honeypotFor } from "./forms.server";
 import { commitSession, getSession, services } from "./session.server";
 
@@ -32,14 +31,18 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (csrfCookie) headers.append("Set-Cookie", csrfCookie);
   const honeypotInputProps = await honeypotFor(s).getInputProps();
 
-  // A flash notice (a toast, in the spec) is shown once, on the next page.
-  let notice: string | undefined;
+  // A flash notice (a toast, in the spec) is shown once, on the next page. Its
+  // id makes the same text twice in a row two toasts.
+  let flash: Toast | undefined;
   if (request.headers.get("Cookie")?.includes("ck_session")) {
     const session = await getSession(request, context);
-    notice = session.get("notice");
-    if (notice) headers.append("Set-Cookie", await commitSession(session, context));
+    const notice = session.get("notice");
+    if (notice) {
+      flash = { id: crypto.randomUUID(), message: notice, kind: "success" };
+      headers.append("Set-Cookie", await commitSession(session, context));
+    }
   }
-  return data({ csrfToken, honeypotInputProps, notice }, { headers });
+  return data({ csrfToken, honeypotInputProps, flash }, { headers });
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {
@@ -98,8 +101,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
           Skip to content
         </a>
         <Outlet />
-        {loaderData.notice ? <Notice key={loaderData.notice} message={loaderData.notice} /> : null}
-        <Toasts />
+        <Toasts flash={loaderData.flash} />
         <GlobalLoader />
         <ScrollToTop />
         <Hydrated />

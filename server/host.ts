@@ -49,7 +49,8 @@ export async function startHost(config: Config) {
         backendSecret: config.backendSecret,
         maxBodyBytes: config.maxBodyBytes,
         usdtNetwork: config.usdtNetwork,
-        usdPrice: async (coin) => (await market.quote(coin)).lastPrice,
+        // Spec section 9: the USDT price is fixed at 1.
+        usdPrice: async (coin) => (coin === "USDT" ? "1" : (await market.quote(coin)).lastPrice),
       });
 
   // The prices service runs in-process unless PRICES_URL points elsewhere.

@@ -8,6 +8,7 @@ import { backend } from "../api.server";
 import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon } from "../components/icons";
+import { PhraseGrid } from "../components/phrase-grid";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
@@ -130,16 +131,7 @@ function WarningStep({ words }: { words: string[] }) {
         phone. Write the words down in order and keep them somewhere safe and offline, to keep your funds
         safe: with them you can restore access to your wallet.
       </p>
-      <ol className="word-grid" aria-label="Your 12-word phrase">
-        {words.map((word, i) => (
-          <li key={i}>
-            <span className="word-index" aria-hidden="true">
-              {i + 1}.
-            </span>
-            <span className="word">{word}</span>
-          </li>
-        ))}
-      </ol>
+      <PhraseGrid words={words} />
       <Form method="post" className="actions">
         <AuthenticityTokenInput />
         <CopyButton text={words.join(" ")} />

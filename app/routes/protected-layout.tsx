@@ -1,13 +1,15 @@
-import { useEffect } from "react";
+import { useEffect, useRef, useState } from "react";
 import {
   Form,
   Link,
   NavLink,
   Outlet,
   useFetcher,
+  useFetchers,
   useLocation,
   useRevalidator,
   useSearchParams,
+  type LinksFunction,
   type ShouldRevalidateFunctionArgs,
 } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
@@ -23,12 +25,17 @@ import {
   WalletIcon,
 } from "../components/icons";
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
+import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
+import { SupportModal } from "../components/support-modal";
 import { multiply, ZERO } from "../lib/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
 import { backend } from "../api.server";
 import { services } from "../session.server";
 import { loadWalletView, type WalletView } from "../wallet-view.server";
+import accountStyles from "../styles/account.css?url";
 import type { Route } from "./+types/protected-layout";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: accountStyles }];
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user, view } = await loadWalletView(request, context);
@@ -37,7 +44,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     view,
     unread: unread.ok ? unread.data.newMessagesCount : 0,
-    supportEmail: config.supportEmail,
     buyCryptoUrl: config.buyCryptoUrl,
   };
 }
@@ -64,35 +70,38 @@ export function shouldRevalidate({
 }
 
 function NavItems({
-  supportEmail,
+  supportUrl,
   exitUrl,
   buyCryptoUrl,
   unread,
+  onFollow,
 }: {
-  supportEmail: string;
+  supportUrl: string;
   exitUrl: string;
   buyCryptoUrl: string;
   unread: number;
+  /** Called when one of the links is followed (the burger menu closes). */
+  onFollow?: () => void;
 }) {
   return (
     <ul className="nav-list">
       <li>
-        <NavLink to="/home">
+        <NavLink to="/home" onClick={onFollow}>
           <WalletIcon /> Wallet
         </NavLink>
       </li>
       <li>
-        <a href={buyCryptoUrl} target="_blank" rel="noopener noreferrer">
+        <a href={buyCryptoUrl} target="_blank" rel="noopener noreferrer" onClick={onFollow}>
           <BuyIcon /> Buy Crypto <span className="visually-hidden">(opens in a new tab)</span>
         </a>
       </li>
       <li>
-        <NavLink to="/history">
+        <NavLink to="/history" onClick={onFollow}>
           <HistoryIcon /> History
         </NavLink>
       </li>
       <li>
-        <NavLink to="/notifications">
+        <NavLink to="/notifications" onClick={onFollow}>
           <BellIcon /> Notifications
           {unread > 0 ? (
             <span className="badge">
@@ -103,17 +112,17 @@ function NavItems({
         </NavLink>
       </li>
       <li>
-        <NavLink to="/security">
+        <NavLink to="/security" onClick={onFollow}>
           <ShieldIcon /> Security
         </NavLink>
       </li>
       <li>
-        <a href={`mailto:${supportEmail}`}>
+        <Link to={supportUrl} preventScrollReset onClick={onFollow}>
           <SupportIcon /> Support
-        </a>
+        </Link>
       </li>
       <li>
-        <Link to={exitUrl} preventScrollReset>
+        <Link to={exitUrl} preventScrollReset onClick={onFollow}>
           <ExitIcon /> Exit
         </Link>
       </li>
@@ -153,8 +162,12 @@ function usePolling(ms = 60_000) {
   }, [revalidator, ms]);
 }
 
-/** The unread count, refreshed every 10 s while the page is visible (scripts on). */
-function useUnreadCount(initial: number, ms = 10_000): number {
+/**
+ * The unread count, refreshed every 10 s while the page is visible (scripts
+ * on). Whichever answered last wins: this loader (revalidated after opening a
+ * message) or the poll. A message being opened already counts as read.
+ */
+function useUnreadCount(loaderData: { unread: number }, ms = 10_000): number {
   const fetcher = useFetcher<{ count: number | null }>({ key: "unread-count" });
   const { load } = fetcher;
   useEffect(() => {
@@ -163,7 +176,19 @@ function useUnreadCount(initial: number, ms = 10_000): number {
     }, ms);
     return () => clearInterval(timer);
   }, [load, ms]);
-  return fetcher.data?.count ?? initial;
+  // Every revalidation brings a new loader object, every poll a new data object:
+  // the one that changed most recently holds the count.
+  const polled = fetcher.data;
+  const [latest, setLatest] = useState({ loaderData, polled, count: loaderData.unread });
+  if (latest.loaderData !== loaderData) {
+    setLatest({ loaderData, polled, count: loaderData.unread });
+  } else if (latest.polled !== polled) {
+    setLatest({ loaderData, polled, count: typeof polled?.count === "number" ? polled.count : latest.count });
+  }
+  const opening = useFetchers().filter(
+    (f) => f.state !== "idle" && f.formData?.get("intent") === OPEN_MESSAGE_INTENT,
+  ).length;
+  return Math.max(0, latest.count - opening);
 }
 
 function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean }) {
@@ -212,9 +237,15 @@ export function CurrencyPicker({ current, id }: { current: string; id: string })
 export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const [params] = useSearchParams();
   const exitUrl = useOpenUrl("exit");
+  const supportUrl = useOpenUrl("support");
   const { view } = loaderData;
   usePolling();
-  const unread = useUnreadCount(loaderData.unread);
+  const unread = useUnreadCount(loaderData);
+  const burger = useRef<HTMLDetailsElement>(null);
+  // Following a link in the burger menu (or opening a modal from it) closes the menu.
+  const closeBurger = () => {
+    if (burger.current) burger.current.open = false;
+  };
   return (
     <div className="app-shell">
       <aside className="sidebar" aria-label="Sidebar">
@@ -225,7 +256,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         <CurrencyPicker current={view.currency} id="sidebar-currency" />
         <nav aria-label="Main">
           <NavItems
-            supportEmail={loaderData.supportEmail}
+            supportUrl={supportUrl}
             exitUrl={exitUrl}
             buyCryptoUrl={loaderData.buyCryptoUrl}
             unread={unread}
@@ -236,16 +267,17 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
           <Logo />
         </Link>
-        <details className="burger">
+        <details className="burger" ref={burger}>
           <summary aria-label="Menu">
             <MenuIcon />
           </summary>
           <nav aria-label="Menu">
             <NavItems
-              supportEmail={loaderData.supportEmail}
+              supportUrl={supportUrl}
               exitUrl={exitUrl}
               buyCryptoUrl={loaderData.buyCryptoUrl}
               unread={unread}
+              onFollow={closeBurger}
             />
           </nav>
         </details>
@@ -286,6 +318,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         </Link>
       </nav>
       {params.get("modal") === "exit" ? <ExitModal /> : null}
+      {params.get("modal") === "support" ? <SupportModal email={view.email} /> : null}
     </div>
   );
 }

@@ -1,0 +1,167 @@
+import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import { Fragment, useState } from "react";
+import { useFetcher } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { z } from "zod";
+import type { action as contactAction } from "../routes/contact";
+import { useAutoHide } from "./auto-hide";
+import { FieldErrors } from "./field";
+import { useHydrated } from "./hydrated";
+import { useValidatedForm } from "./use-validated-form";
+
+// Spec section 5, public contact form.
+export const INVALID_EMAIL = "Please enter a valid email address.";
+export const SHORT_COMMENT = "Comment must be at least 6 characters.";
+/** Spec section 8: any unsuccessful answer. */
+export const CONTACT_FAILED = "Something went wrong";
+/** What the backend stores at most (support_messages.comment). */
+export const COMMENT_MAX = 5000;
+
+export const contactSchema = z.object({
+  // An address longer than 254 characters cannot be delivered to: not valid either.
+  email: z
+    .string({ error: INVALID_EMAIL })
+    .trim()
+    .max(254, INVALID_EMAIL)
+    .pipe(z.email({ error: INVALID_EMAIL })),
+  // Characters as people count them (code points), not UTF-16 units.
+  comment: z
+    .string({ error: SHORT_COMMENT })
+    .trim()
+    .refine((comment) => Array.from(comment).length >= 6, SHORT_COMMENT),
+});
+
+/**
+ * The contact form (step 2 of the popup, and the /contact page). It posts to
+ * /contact: with scripts through a fetcher (errors come back in place, success
+ * is a redirect to the page at step 3), without scripts as a plain form.
+ */
+export function ContactForm({
+  id,
+  returnTo,
+  lastResult,
+  autoFocus = false,
+}: {
+  id: string;
+  /** The page to come back to, at step 3, once the message is sent. */
+  returnTo: string;
+  /** The reply of a submission the server rendered (no scripts). */
+  lastResult?: SubmissionResult<string[]> | undefined;
+  /** Start here: the popup's step 2. */
+  autoFocus?: boolean;
+}) {
+  const fetcher = useFetcher<typeof contactAction>();
+  const pending = fetcher.state !== "idle";
+  const hydrated = useHydrated();
+  const [form, fields] = useValidatedForm(id, contactSchema, fetcher.data?.result ?? lastResult);
+  const formProps = getFormProps(form);
+  // Errors hide themselves after 5 s; the same errors after another press
+  // of Send are news again, so each press counts as a new attempt.
+  const [attempt, setAttempt] = useState(0);
+  const emailInvalid = Boolean(fields.email.errors?.length);
+  const formErrors = useFreshErrors(form.errors, attempt);
+
+  return (
+    <fetcher.Form
+      method="post"
+      action="/contact"
+      {...formProps}
+      onSubmit={(event) => {
+        // One message per press, however often it is pressed.
+        if (pending) {
+          event.preventDefault();
+          return;
+        }
+        setAttempt((n) => n + 1);
+        formProps.onSubmit(event);
+      }}
+      aria-busy={pending || undefined}
+    >
+      <AuthenticityTokenInput />
+      <HoneypotInputs />
+      <input type="hidden" name="returnTo" value={returnTo} />
+      <ContactField
+        meta={fields.email}
+        label="Email"
+        attempt={attempt}
+        // Without scripts the browser focuses it; with them the popup does (see contact-popup.tsx).
+        autoFocus={(autoFocus && !hydrated) || emailInvalid}
+        start={autoFocus ? "2" : undefined}
+        render={(props) => (
+          <input {...props} type="email" autoComplete="email" inputMode="email" maxLength={254} />
+        )}
+      />
+      <ContactField
+        meta={fields.comment}
+        label="Comment"
+        attempt={attempt}
+        autoFocus={!emailInvalid && Boolean(fields.comment.errors?.length)}
+        render={(props) => <textarea {...props} rows={5} maxLength={COMMENT_MAX} />}
+      />
+      <div id={form.errorId} className="form-errors" role="alert">
+        {formErrors?.map((error) => (
+          <p key={error}>{error}</p>
+        ))}
+      </div>
+      <div className="actions">
+        <button type="submit" className="button button-primary" aria-disabled={pending || undefined}>
+          Send
+        </button>
+      </div>
+    </fetcher.Form>
+  );
+}
+
+/** `errors` as useAutoHide shows them, counting each attempt as new. */
+function useFreshErrors(errors: string[] | undefined, attempt: number): string[] | undefined {
+  return useAutoHide(errors?.map((text) => ({ text, attempt })))?.map((error) => error.text);
+}
+
+type ControlProps = {
+  id: string;
+  name: string;
+  defaultValue: string | undefined;
+  autoFocus: boolean | undefined;
+  "data-autofocus": string | undefined;
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+};
+
+/** A labelled input or textarea with its errors, wired as the shared Field is. */
+function ContactField({
+  meta,
+  label,
+  attempt,
+  autoFocus,
+  start,
+  render,
+}: {
+  meta: FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
+  label: string;
+  attempt: number;
+  autoFocus: boolean;
+  /** The popup step this control starts (data-autofocus). */
+  start?: string | undefined;
+  render: (props: ControlProps) => React.ReactNode;
+}) {
+  const errors = useFreshErrors(meta.errors, attempt);
+  const invalid = Boolean(errors?.length);
+  return (
+    <div className="field">
+      <label htmlFor={meta.id}>{label}</label>
+      <Fragment key={meta.key}>
+        {render({
+          id: meta.id,
+          name: meta.name,
+          defaultValue: meta.initialValue ?? undefined,
+          autoFocus: autoFocus || undefined,
+          "data-autofocus": start,
+          "aria-invalid": invalid || undefined,
+          "aria-describedby": invalid ? meta.errorId : undefined,
+        })}
+      </Fragment>
+      <FieldErrors id={meta.errorId} errors={errors} />
+    </div>
+  );
+}

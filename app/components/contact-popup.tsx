@@ -1,0 +1,205 @@
+import { useEffect, useRef } from "react";
+import { Form, Link, useLocation, useNavigate } from "react-router";
+import { ContactForm } from "./contact-form";
+import { useHydrated } from "./hydrated";
+import { CloseIcon } from "./icons";
+
+// The public contact popup (spec sections 2 and 4): step 1 the support
+// address and 'Send message', step 2 the form, step 3 'Message sent!'.
+// Its state lives in the URL (`?modal=contact&step=2`), so it works as plain
+// links and forms without scripts; closing drops both parameters, which is
+// what resets it to step 1.
+
+export const CONTACT_MODAL = "contact";
+
+export type ContactStep = 1 | 2 | 3;
+
+type Place = { pathname: string; search: string };
+
+function withoutPopup(place: Place): URLSearchParams {
+  const params = new URLSearchParams(place.search);
+  params.delete("modal");
+  params.delete("step");
+  return params;
+}
+
+function href(pathname: string, params: URLSearchParams): string {
+  const search = params.toString();
+  return search ? `${pathname}?${search}` : pathname;
+}
+
+/** The page behind the popup: the URL without the popup's parameters. */
+export function contactCloseUrl(place: Place): string {
+  return href(place.pathname, withoutPopup(place));
+}
+
+/** The URL of the popup at `step` over the page at `place`. */
+export function contactStepUrl(place: Place, step: ContactStep): string {
+  const params = withoutPopup(place);
+  params.set("modal", CONTACT_MODAL);
+  if (step !== 1) params.set("step", String(step));
+  return href(place.pathname, params);
+}
+
+/** Opens the popup at step 1, whatever step it was left at. */
+export function contactOpenUrl(place: Place): string {
+  return contactStepUrl(place, 1);
+}
+
+export function contactStep(search: string): ContactStep {
+  const step = new URLSearchParams(search).get("step");
+  return step === "2" ? 2 : step === "3" ? 3 : 1;
+}
+
+/** Whether the URL asks for the contact popup. */
+export function contactIsOpen(search: string): boolean {
+  return new URLSearchParams(search).get("modal") === CONTACT_MODAL;
+}
+
+export function ContactPopup({ supportEmail }: { supportEmail: string }) {
+  const location = useLocation();
+  const step = contactStep(location.search);
+  const closeUrl = contactCloseUrl(location);
+  const returnTo = closeUrl;
+
+  return (
+    <ContactDialog closeUrl={closeUrl} step={step}>
+      {step === 1 ? (
+        <>
+          <h2 id="contact-title">Contact us</h2>
+          <p id="contact-text">
+            You can write to our support team at <a href={`mailto:${supportEmail}`}>{supportEmail}</a>, or
+            send us a message from here.
+          </p>
+          <SendMessageButton />
+        </>
+      ) : step === 2 ? (
+        <>
+          <h2 id="contact-title">Contact us</h2>
+          <p id="contact-text" className="muted">
+            Leave your e-mail address and your message; we will answer by e-mail.
+          </p>
+          <ContactForm id="contact-popup-form" returnTo={returnTo} autoFocus />
+        </>
+      ) : (
+        <>
+          <h2 id="contact-title">Message sent!</h2>
+          <p id="contact-text">Our support team will get back to you soon.</p>
+        </>
+      )}
+    </ContactDialog>
+  );
+}
+
+/**
+ * 'Send message' is a real button: a GET form to the same page at step 2,
+ * carrying the page's other query parameters along.
+ */
+function SendMessageButton() {
+  const location = useLocation();
+  const hydrated = useHydrated();
+  const params = withoutPopup(location);
+  return (
+    <Form method="get" action={location.pathname} replace preventScrollReset className="actions">
+      {[...params].map(([name, value]) => (
+        <input key={`${name}=${value}`} type="hidden" name={name} value={value} />
+      ))}
+      <input type="hidden" name="modal" value={CONTACT_MODAL} />
+      <input type="hidden" name="step" value="2" />
+      <button type="submit" className="button button-primary" autoFocus={!hydrated} data-autofocus="1">
+        Send message
+      </button>
+    </Form>
+  );
+}
+
+/**
+ * The popup's dialog. Without scripts the server renders it open (a non-modal
+ * `<dialog open>`; the layout makes the page behind it inert) over a backdrop
+ * that is a link to the page without the popup. With scripts it is a real
+ * modal dialog: focus stays inside, and Escape or a click on the backdrop
+ * closes it (dropping `modal` and `step`) and gives focus back to the opener.
+ */
+function ContactDialog({
+  closeUrl,
+  step,
+  children,
+}: {
+  closeUrl: string;
+  step: ContactStep;
+  children: React.ReactNode;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const navigate = useNavigate();
+  const hydrated = useHydrated();
+
+  useEffect(() => {
+    const dialog = ref.current;
+    if (!dialog) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (dialog.open) dialog.close();
+    dialog.showModal();
+    const close = () => void navigate(closeUrl, { replace: true, preventScrollReset: true });
+    const onCancel = (event: Event) => {
+      event.preventDefault();
+      close();
+    };
+    // A click whose target is the dialog itself landed on its backdrop.
+    const onClick = (event: MouseEvent) => {
+      if (event.target === dialog) close();
+    };
+    dialog.addEventListener("cancel", onCancel);
+    dialog.addEventListener("click", onClick);
+    return () => {
+      dialog.removeEventListener("cancel", onCancel);
+      dialog.removeEventListener("click", onClick);
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected && opener !== document.body) opener.focus();
+    };
+  }, [closeUrl, navigate]);
+
+  // Each step marks the control to start from (data-autofocus="<step>").
+  // Without scripts autoFocus does it on page load. With scripts it is done
+  // here, after showModal(), and never by React's autoFocus: that would move
+  // focus before the dialog has noted where to give it back on closing.
+  useEffect(() => {
+    ref.current?.querySelector<HTMLElement>(`[data-autofocus="${step}"]`)?.focus();
+  }, [step]);
+
+  return (
+    <>
+      <Link
+        to={closeUrl}
+        replace
+        preventScrollReset
+        className="modal-backdrop"
+        aria-hidden="true"
+        tabIndex={-1}
+      />
+      <dialog
+        ref={ref}
+        open
+        className="modal contact-popup"
+        aria-labelledby="contact-title"
+        aria-describedby="contact-text"
+        aria-modal="true"
+      >
+        <div className="modal-body">
+          {children}
+          {/* Last in the markup, first on screen: each step starts from its own control. */}
+          <Link
+            to={closeUrl}
+            replace
+            preventScrollReset
+            className="icon-button contact-close"
+            aria-label="Close"
+            autoFocus={(step === 3 && !hydrated) || undefined}
+            data-autofocus={step === 3 ? "3" : undefined}
+          >
+            <CloseIcon />
+          </Link>
+        </div>
+      </dialog>
+    </>
+  );
+}

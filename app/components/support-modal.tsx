@@ -1,0 +1,228 @@
+import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import { useEffect, useRef, type ChangeEvent } from "react";
+import { Link, useFetcher } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { z } from "zod";
+import type { action as supportAction } from "../routes/support";
+import { useAutoHide } from "./auto-hide";
+import { Field, FieldErrors, FormErrors } from "./field";
+import { CloseIcon } from "./icons";
+import { Modal, useCloseUrl } from "./modal";
+import { useValidatedForm } from "./use-validated-form";
+
+// The limits the backend applies to call 12, so the form refuses what the
+// backend would (same texts; spec section 5 where it has one).
+const MAX_FULL_NAME = 200;
+const MAX_PHONE = 32;
+const MAX_COMMENT = 5000;
+
+export const SUPPORT_TEXTS = {
+  fullName: "Please enter your full name.",
+  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
+  phone: "Phone number may contain only digits, with an optional leading +.",
+  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
+  comment: "Enter at least 1 word and 6 letters.",
+  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
+  sent: "Message sent!",
+} as const;
+
+/** Characters as a person counts them (code points), as the backend counts them. */
+function characters(text: string): number {
+  return [...text].length;
+}
+
+const WORD = /[\p{L}\p{N}]/u;
+const PHONE = /^\+?[0-9]+$/u;
+
+// Spec section 5: full name at least 2 characters; the comment at least 1 word
+// and 6 characters; the phone (optional) only an optional leading + and digits.
+// The e-mail is not a field: the server uses the signed-in user's.
+export const supportSchema = z.object({
+  fullName: z
+    .string({ error: SUPPORT_TEXTS.fullName })
+    .trim()
+    .refine((value) => characters(value) >= 2, SUPPORT_TEXTS.fullName)
+    .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong),
+  phone: z
+    .string()
+    .trim()
+    .refine((value) => value === "" || PHONE.test(value), SUPPORT_TEXTS.phone)
+    .refine((value) => value.length <= MAX_PHONE, SUPPORT_TEXTS.phoneTooLong)
+    .optional(),
+  comment: z
+    .string({ error: SUPPORT_TEXTS.comment })
+    .refine((value) => characters(value.trim()) >= 6 && WORD.test(value), SUPPORT_TEXTS.comment)
+    .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong),
+});
+
+type Meta = FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
+
+/** Keeps an optional leading + and the digits: other keystrokes (and pasted characters) are refused. */
+export function onlyPhoneCharacters(value: string): string {
+  return (value.startsWith("+") ? "+" : "") + value.replace(/[^0-9]/gu, "");
+}
+
+/** With scripts, a character the phone may not hold is taken out as soon as it is typed or pasted. */
+function refuseNonPhoneCharacters(event: ChangeEvent<HTMLInputElement>) {
+  const input = event.currentTarget;
+  const clean = onlyPhoneCharacters(input.value);
+  if (clean === input.value) return;
+  const caret = Math.max(0, (input.selectionStart ?? clean.length) - (input.value.length - clean.length));
+  input.value = clean;
+  input.setSelectionRange(caret, caret);
+}
+
+function PhoneField({ meta }: { meta: Meta }) {
+  const errors = useAutoHide(meta.errors);
+  const invalid = Boolean(errors?.length);
+  const hintId = `${meta.id}-hint`;
+  return (
+    <div className="field">
+      <label htmlFor={meta.id}>Phone</label>
+      <input
+        id={meta.id}
+        name={meta.name}
+        form={meta.formId}
+        key={meta.key}
+        type="tel"
+        inputMode="tel"
+        autoComplete="tel"
+        defaultValue={meta.initialValue ?? undefined}
+        onChange={refuseNonPhoneCharacters}
+        aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? `${hintId} ${meta.errorId}` : hintId}
+        autoFocus={(meta.errors?.length && meta.valid === false) || undefined}
+      />
+      <p id={hintId} className="support-hint">
+        Optional. Digits only, with an optional leading +.
+      </p>
+      <FieldErrors id={meta.errorId} errors={errors} />
+    </div>
+  );
+}
+
+function CommentField({ meta }: { meta: Meta }) {
+  const errors = useAutoHide(meta.errors);
+  const invalid = Boolean(errors?.length);
+  return (
+    <div className="field">
+      <label htmlFor={meta.id}>Comment</label>
+      <textarea
+        id={meta.id}
+        name={meta.name}
+        form={meta.formId}
+        key={meta.key}
+        rows={5}
+        defaultValue={meta.initialValue ?? undefined}
+        aria-invalid={invalid || undefined}
+        aria-describedby={invalid ? meta.errorId : undefined}
+        autoFocus={(meta.errors?.length && meta.valid === false) || undefined}
+      />
+      <FieldErrors id={meta.errorId} errors={errors} />
+    </div>
+  );
+}
+
+/**
+ * The support form: Full name, Email (the user's, shown disabled), Phone,
+ * Comment, Send. It posts to /support, which answers errors (400) or
+ * redirects to `returnTo` with the flash 'Message sent!'. With scripts it
+ * posts through a fetcher, so errors show in place and the redirect closes
+ * the modal without a page load.
+ */
+function SupportForm({
+  email,
+  returnTo,
+  closeUrl,
+  result,
+  Heading,
+}: {
+  email: string;
+  returnTo: string;
+  closeUrl: string;
+  result: SubmissionResult<string[]> | undefined;
+  Heading: "h1" | "h2";
+}) {
+  const fetcher = useFetcher<typeof supportAction>();
+  const lastResult = fetcher.data && "result" in fetcher.data ? fetcher.data.result : result;
+  const [form, fields] = useValidatedForm("support", supportSchema, lastResult);
+  const pending = fetcher.state !== "idle";
+  return (
+    <>
+      <div className="modal-head">
+        <Heading id="support-title">Start Here</Heading>
+        <Link to={closeUrl} replace preventScrollReset className="icon-button" aria-label="Close">
+          <CloseIcon />
+        </Link>
+      </div>
+      <p id="support-text">Please, enter your email where we can contact you</p>
+      <fetcher.Form
+        method="post"
+        action="/support"
+        className="support-form"
+        {...getFormProps(form)}
+        noValidate
+        onSubmit={(event) => {
+          if (pending) {
+            event.preventDefault();
+            return;
+          }
+          form.onSubmit(event);
+        }}
+      >
+        <AuthenticityTokenInput />
+        <input type="hidden" name="returnTo" value={returnTo} />
+        <Field meta={fields.fullName} label="Full name" autoComplete="name" />
+        <div className="field">
+          <label htmlFor="support-email">Email</label>
+          <input id="support-email" type="email" value={email} disabled readOnly autoComplete="email" />
+        </div>
+        <PhoneField meta={fields.phone} />
+        <CommentField meta={fields.comment} />
+        <FormErrors id={form.errorId} errors={form.errors} />
+        <div className="actions">
+          <button type="submit" className="button button-primary" aria-disabled={pending || undefined}>
+            Send
+          </button>
+        </div>
+      </fetcher.Form>
+    </>
+  );
+}
+
+/** The Support modal (`?modal=support` on any signed-in page). */
+export function SupportModal({ email }: { email: string }) {
+  const closeUrl = useCloseUrl();
+  const first = useRef<HTMLDivElement>(null);
+  // Opened with scripts, the cursor starts in Full name (the dialog would focus the close link).
+  useEffect(() => {
+    first.current?.querySelector<HTMLInputElement>("input[name='fullName']")?.focus();
+  }, []);
+  return (
+    <Modal labelledBy="support-title">
+      <div ref={first}>
+        <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
+      </div>
+    </Modal>
+  );
+}
+
+/**
+ * The same form as a page: what a post without scripts that needs correcting
+ * comes back to. Cancel returns to the page the modal was opened on.
+ */
+export function SupportPage({
+  email,
+  returnTo,
+  result,
+}: {
+  email: string;
+  returnTo: string;
+  result: SubmissionResult<string[]> | undefined;
+}) {
+  return (
+    <section className="card auth-card" aria-labelledby="support-title">
+      <SupportForm email={email} returnTo={returnTo} closeUrl={returnTo} result={result} Heading="h1" />
+    </section>
+  );
+}

@@ -1,0 +1,82 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import { backend } from "../api.server";
+import { CONTACT_FAILED, ContactForm, contactSchema } from "../components/contact-form";
+import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
+import { useLegalFacts } from "../components/info-page";
+import { checkHoneypot, readForm } from "../forms.server";
+import { requireAnonymous, services } from "../session.server";
+import type { Route } from "./+types/contact";
+
+// Where the public contact form posts, from the popup on any public page.
+// Success redirects back to that page with the popup at step 3 (post →
+// redirect → get: a reload never sends twice). Without scripts a refusal is
+// rendered here, as a page with the same form; with scripts the popup's
+// fetcher gets it and shows it in place.
+
+const ORIGIN = "http://coinkeep.invalid";
+
+/** Only a path on this site, without the popup's own parameters; else /contact. */
+function safeReturnTo(value: FormDataEntryValue | null): string {
+  if (
+    typeof value !== "string" ||
+    !value.startsWith("/") ||
+    value.startsWith("//") ||
+    value.startsWith("/\\")
+  ) {
+    return "/contact";
+  }
+  let url: URL;
+  try {
+    url = new URL(value, ORIGIN);
+  } catch {
+    return "/contact";
+  }
+  if (url.origin !== ORIGIN) return "/contact";
+  return contactCloseUrl(url);
+}
+
+export function meta() {
+  return [{ title: "Contact us — Coinkeep" }];
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  await requireAnonymous(request, context);
+  await checkHoneypot(formData, context);
+  const returnTo = safeReturnTo(formData.get("returnTo"));
+  const submission = parseWithZod(formData, { schema: contactSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply(), returnTo }, { status: 400 });
+  }
+  const s = services(context);
+  const sent = await backend(context).requestMessage(
+    { kind: "contact", email: submission.value.email, comment: submission.value.comment },
+    { clientIp: s.clientAddress?.(context) },
+  );
+  if (!sent.ok) {
+    return data(
+      { result: submission.reply({ formErrors: [CONTACT_FAILED] }), returnTo },
+      { status: sent.kind === "network" ? 502 : 400 },
+    );
+  }
+  return redirect(contactStepUrl(new URL(returnTo, ORIGIN), 3));
+}
+
+export default function Contact({ actionData }: Route.ComponentProps) {
+  const { supportEmail } = useLegalFacts();
+  return (
+    <section className="card auth-card" aria-labelledby="contact-page-title">
+      <h1 id="contact-page-title">Contact us</h1>
+      <p>
+        You can write to our support team at <a href={`mailto:${supportEmail}`}>{supportEmail}</a>, or send us
+        a message here.
+      </p>
+      <ContactForm
+        id="contact-page-form"
+        returnTo={actionData?.returnTo ?? "/contact"}
+        lastResult={actionData?.result}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,159 @@
+import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useCallback, useEffect, useRef, useState } from "react";
+import { data, Form, useNavigation } from "react-router";
+import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { z } from "zod";
+import { backend } from "../api.server";
+import { WRONG_PASSWORD } from "../auth.server";
+import { useAutoHide } from "../components/auto-hide";
+import { CopyButton } from "../components/copy-button";
+import { Field, FieldErrors, FormErrors } from "../components/field";
+import { useHydrated } from "../components/hydrated";
+import { PhraseGrid } from "../components/phrase-grid";
+import { useValidatedForm } from "../components/use-validated-form";
+import { readForm } from "../forms.server";
+import { requireUser } from "../session.server";
+import type { Route } from "./+types/security";
+
+const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
+const NOT_TICKED = "Please tick the box to confirm you have read the important note.";
+
+// Spec section 5: the password is required; 'Next' also needs the box ticked.
+const schema = z.object({
+  password: z.string({ error: "Required" }).min(1, "Required"),
+  acknowledged: z.literal("on", { error: NOT_TICKED }),
+});
+
+export function meta() {
+  return [{ title: "Security — Coinkeep" }];
+}
+
+// Nothing on this page may be kept by a cache: step 2 carries the phrase.
+export function headers() {
+  return { "Cache-Control": "no-store" };
+}
+
+// Step 1 only: the phrase is never in a loader (a reload or Back shows step 1).
+export async function loader({ request, context }: Route.LoaderArgs) {
+  await requireUser(request, context);
+  return null;
+}
+
+// The password is checked by the backend (call 2), which answers the words:
+// they go to the page in this response only (step 2), never into the session.
+export async function action({ request, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  const { user } = await requireUser(request, context);
+  const submission = parseWithZod(formData, { schema });
+  const hideFields = ["password"];
+  if (submission.status !== "success") {
+    return data({ step: 1 as const, result: submission.reply({ hideFields }) }, { status: 400 });
+  }
+  const login = await backend(context).login({ email: user.email, password: submission.value.password });
+  if (!login.ok) {
+    const reply =
+      login.kind === "network"
+        ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })
+        : login.message === WRONG_PASSWORD
+          ? submission.reply({ fieldErrors: { password: ["Incorrect password"] }, hideFields })
+          : submission.reply({ formErrors: ["Something went wrong"], hideFields });
+    return data({ step: 1 as const, result: reply }, { status: login.kind === "network" ? 502 : 400 });
+  }
+  return data({ step: 2 as const, words: login.data.user.twelveWords.split(" ") });
+}
+
+function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
+  const [form, fields] = useValidatedForm("security", schema, result);
+  const hydrated = useHydrated();
+  const navigation = useNavigation();
+  const ref = useRef<HTMLFormElement>(null);
+  const [filled, setFilled] = useState(false);
+  const [ticked, setTicked] = useState(false);
+  // The DOM is the truth (a reply may reset the password field): read it on every change.
+  const sync = useCallback(() => {
+    const el = ref.current;
+    if (!el) return;
+    const password = el.elements.namedItem("password");
+    const box = el.elements.namedItem("acknowledged");
+    setFilled(password instanceof HTMLInputElement && password.value !== "");
+    setTicked(box instanceof HTMLInputElement && box.checked);
+  }, []);
+  useEffect(sync, [sync, result]);
+
+  const box = fields.acknowledged;
+  const boxErrors = useAutoHide(box.errors);
+  const passwordErrors = useAutoHide(fields.password.errors);
+  const formErrors = useAutoHide(form.errors);
+  const errorShowing = Boolean(boxErrors?.length || passwordErrors?.length || formErrors?.length);
+  const ready = filled && ticked && !errorShowing;
+  const submitting = navigation.state === "submitting" && navigation.formAction === "/security";
+  const boxInvalid = Boolean(boxErrors?.length);
+
+  return (
+    <section className="card security-card" aria-labelledby="security-title">
+      <h1 id="security-title">Security</h1>
+      <Form method="post" {...getFormProps(form)} noValidate ref={ref} onChange={sync} onInput={sync}>
+        <AuthenticityTokenInput />
+        <p>In order to reveal your 12 word security phrase, please enter your password</p>
+        <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
+        <p className="security-warning" id="security-warning">
+          {WARNING}
+        </p>
+        <div className="checkbox-field">
+          <label htmlFor={box.id}>
+            <input
+              type="checkbox"
+              id={box.id}
+              name={box.name}
+              form={box.formId}
+              key={box.key}
+              value="on"
+              defaultChecked={box.initialValue === "on"}
+              aria-invalid={boxInvalid || undefined}
+              aria-describedby={boxInvalid ? `security-warning ${box.errorId}` : "security-warning"}
+              autoFocus={(box.errors?.length && box.valid === false && fields.password.valid) || undefined}
+            />
+            I have read important note.
+          </label>
+          <FieldErrors id={box.errorId} errors={boxErrors} />
+        </div>
+        <FormErrors id={form.errorId} errors={form.errors} />
+        <div className="actions">
+          <button
+            type="submit"
+            className="button button-primary"
+            disabled={(hydrated && !ready) || undefined}
+            aria-disabled={submitting || undefined}
+          >
+            Next
+          </button>
+        </div>
+      </Form>
+    </section>
+  );
+}
+
+function Reveal({ words }: { words: string[] }) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  // With scripts the page changes in place: take the reader to the phrase.
+  useEffect(() => heading.current?.focus(), []);
+  return (
+    <section className="card security-card" aria-labelledby="security-title">
+      <h1 id="security-title">Security</h1>
+      <h2 id="phrase-title" tabIndex={-1} ref={heading}>
+        Your 12 word security phrase
+      </h2>
+      <p className="security-warning">{WARNING}</p>
+      <PhraseGrid words={words} label="Your 12 word security phrase" />
+      <div className="actions">
+        <CopyButton text={words.join(" ")} />
+      </div>
+    </section>
+  );
+}
+
+export default function Security({ actionData }: Route.ComponentProps) {
+  if (actionData?.step === 2) return <Reveal words={actionData.words} />;
+  return <StepOne result={actionData?.result} />;
+}

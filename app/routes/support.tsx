@@ -1,0 +1,103 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import { data, redirect } from "react-router";
+import { backend } from "../api.server";
+import { SUPPORT_TEXTS, SupportPage, supportSchema } from "../components/support-modal";
+import { readForm } from "../forms.server";
+import { commitSession, requireUser, services } from "../session.server";
+import type { Route } from "./+types/support";
+
+const FALLBACK = "/home";
+
+/**
+ * Where to go back to: a path on this site only ("/x", never "//host",
+ * "https://…" or anything the URL parser turns into another origin), without
+ * `?modal=` (a sent message closes the modal) and never /support itself.
+ */
+function safeReturnPath(value: FormDataEntryValue | string | null): string {
+  if (
+    typeof value !== "string" ||
+    !value.startsWith("/") ||
+    value.startsWith("//") ||
+    value.startsWith("/\\")
+  )
+    return FALLBACK;
+  const base = "http://return.invalid";
+  let url: URL;
+  try {
+    url = new URL(value, base);
+  } catch {
+    return FALLBACK;
+  }
+  if (url.origin !== base || url.pathname === "/support") return FALLBACK;
+  url.searchParams.delete("modal");
+  const path = `${url.pathname}${url.search}`;
+  return path.startsWith("//") ? FALLBACK : path;
+}
+
+/** The body fields call 12 may refuse, as the form names them. */
+const FIELD_OF: Record<string, string> = { full_name: "fullName", phone: "phone", comment: "comment" };
+
+export function meta() {
+  return [{ title: "Support — Coinkeep" }];
+}
+
+// The modal lives on the page it was opened on (`?modal=support`); /support
+// itself shows the same form as a page (where a post without scripts that
+// needs correcting comes back to).
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { user } = await requireUser(request, context);
+  return {
+    email: user.email,
+    returnTo: safeReturnPath(new URL(request.url).searchParams.get("returnTo")),
+  };
+}
+
+// Call 12 with the signed-in user's e-mail (never a posted one). Success
+// redirects back with the flash 'Message sent!' (a toast with scripts);
+// errors come back as field errors (status 400).
+export async function action({ request, context }: Route.ActionArgs) {
+  const formData = await readForm(request, context);
+  const { session, user } = await requireUser(request, context);
+  const returnTo = safeReturnPath(formData.get("returnTo"));
+  const submission = parseWithZod(formData, { schema: supportSchema });
+  if (submission.status !== "success") {
+    return data({ result: submission.reply(), returnTo }, { status: 400 });
+  }
+  const { fullName, phone = "", comment } = submission.value;
+  // The visitor's address (when the host knows it) goes with it, for abuse handling.
+  const clientIp = services(context).clientAddress?.(context);
+  const sent = await backend(context).requestMessage(
+    { kind: "support", email: user.email, fullName, phone, comment },
+    clientIp === undefined ? {} : { clientIp },
+  );
+  if (!sent.ok) {
+    const fieldErrors: Record<string, string[]> = {};
+    const formErrors: string[] = [];
+    if (sent.kind === "rejected") {
+      for (const issue of sent.issues ?? []) {
+        const field = FIELD_OF[issue.path];
+        if (field) fieldErrors[field] = [...(fieldErrors[field] ?? []), issue.message];
+        else formErrors.push(issue.message);
+      }
+      if (Object.keys(fieldErrors).length === 0 && formErrors.length === 0) formErrors.push(sent.message);
+    } else {
+      formErrors.push("Something went wrong");
+    }
+    return data(
+      { result: submission.reply({ fieldErrors, formErrors }), returnTo },
+      { status: sent.kind === "rejected" ? 400 : 502 },
+    );
+  }
+  session.flash("notice", SUPPORT_TEXTS.sent);
+  return redirect(returnTo, { headers: { "Set-Cookie": await commitSession(session, context) } });
+}
+
+export default function Support({ loaderData, actionData }: Route.ComponentProps) {
+  return (
+    <SupportPage
+      email={loaderData.email}
+      returnTo={actionData?.returnTo ?? loaderData.returnTo}
+      result={actionData?.result}
+    />
+  );
+}
