@@ -13,13 +13,18 @@ const remote = process.env.E2E_BACKEND === "remote";
 process.env.E2E_API_URL = remote ? `http://127.0.0.1:${port + 1}` : baseURL;
 // The backend's data folder: operator commands in the tests run against it.
 process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `coinkeep-e2e-${port}`);
+// What the servers logged, and every secret the tests used: the teardown checks
+// that none of them is in the log (record 015).
+process.env.E2E_LOG_FILE ??= `${process.env.E2E_DATA_DIR}.log`;
+process.env.E2E_SECRETS_FILE ??= `${process.env.E2E_DATA_DIR}.secrets`;
 
 export default defineConfig({
   testDir: "tests/e2e",
+  globalTeardown: "./tests/e2e/logs-teardown.ts",
   fullyParallel: true,
   workers: process.env.CI ? 2 : 2,
   retries: 0,
-  timeout: 90_000,
+  timeout: 180_000,
   expect: { timeout: 7_000 },
   reporter: process.env.CI ? [["list"]] : [["list"]],
   use: {
@@ -54,6 +59,8 @@ export default defineConfig({
       HOST: "127.0.0.1",
       E2E_BACKEND: remote ? "remote" : "",
       E2E_DATA_DIR: process.env.E2E_DATA_DIR,
+      E2E_LOG_FILE: process.env.E2E_LOG_FILE,
+      E2E_SECRETS_FILE: process.env.E2E_SECRETS_FILE,
     },
   },
 });

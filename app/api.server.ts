@@ -1,7 +1,7 @@
 // The one way the web tier reaches the backend: the typed client, in-process
 // when the backend runs here, over HTTP when BACKEND_URL points elsewhere.
 import type { RouterContextProvider } from "react-router";
-import { createBackendClient } from "./backend.server";
+import { createBackendClient, type BackendFailure } from "./backend.server";
 import type { AppServices } from "./context";
 import { createPricesClient } from "./prices.server";
 import { services } from "./session.server";
@@ -9,6 +9,11 @@ import { services } from "./session.server";
 type Client = ReturnType<typeof createBackendClient>;
 const clients = new WeakMap<AppServices, Client>();
 
+/**
+ * The backend client for the request behind `context`: every call carries the
+ * visitor's address (record 013 counts the abuse limits by it), so no call
+ * site can forget to pass it.
+ */
 export function backend(context: Readonly<RouterContextProvider>): Client {
   const s = services(context);
   let client = clients.get(s);
@@ -20,7 +25,49 @@ export function backend(context: Readonly<RouterContextProvider>): Client {
     });
     clients.set(s, client);
   }
-  return client;
+  return client.forClient(s.clientAddress?.(context));
+}
+
+/** The Retry-After an action set, for a route's `headers` (so the page carries it too). */
+export function retryAfterOf(actionHeaders: Headers): Record<string, string> {
+  const value = actionHeaders.get("Retry-After");
+  return value === null ? {} : { "Retry-After": value };
+}
+
+/** What a page says when the backend refused for too many attempts (429) or a locked account (423). */
+export interface LimitedAnswer {
+  message: string;
+  status: 429 | 423;
+  headers: Record<string, string>;
+}
+
+/** "30 seconds", "1 minute", "15 minutes", "2 hours": a wait in words, rounded up. */
+const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+
+export function waitInWords(seconds: number): string {
+  if (seconds < 60) return plural(Math.max(1, Math.ceil(seconds)), "second");
+  if (seconds < 3600) return plural(Math.ceil(seconds / 60), "minute");
+  return plural(Math.ceil(seconds / 3600), "hour");
+}
+
+/** The page's message for a limited call (record 013), or null when the failure is another one. */
+export function limitedAnswer(failure: BackendFailure): LimitedAnswer | null {
+  if (failure.kind !== "rejected") return null;
+  if (failure.status === 423) {
+    return {
+      message:
+        "Too many failed attempts. This account is locked: restore your wallet with your 12-word phrase to unlock it.",
+      status: 423,
+      headers: {},
+    };
+  }
+  if (failure.status !== 429) return null;
+  const seconds = failure.retryAfter ?? 60;
+  return {
+    message: `Too many attempts. Please wait ${waitInWords(seconds)} and try again.`,
+    status: 429,
+    headers: { "Retry-After": String(seconds) },
+  };
 }
 
 /** The `before` paging parameter of a URL, when it is a date call 4 accepts. */

@@ -8,6 +8,7 @@
 //   { ok: false, kind: "network", message }             fetch failed, timed out, 5xx, or an unexpected body
 // Passwords and phrases never appear in any message this client produces.
 import { z } from "zod";
+import { currentRequest } from "../common/log";
 import { exchange } from "./lib/exchange.server";
 
 export interface BackendClientOptions {
@@ -118,6 +119,8 @@ export interface BackendRejected {
   message: string;
   /** Only requestMessage: the refused fields, when the backend names them. */
   issues?: BackendIssue[];
+  /** A 429's Retry-After, in whole seconds (record 013). */
+  retryAfter?: number;
 }
 
 export interface BackendNetworkFailure {
@@ -139,6 +142,12 @@ export interface CreateAccountInput {
 export interface LoginInput {
   email: string;
   password: string;
+  /**
+   * Our addition to call 2 (record 015): why the password is checked, for the
+   * audit log — the security page's phrase reveal, or the restore flow's
+   * e-mail lookup. Absent: a sign-in.
+   */
+  purpose?: "reveal" | "restore";
 }
 
 export interface PhraseInput {
@@ -180,26 +189,47 @@ export type RequestMessageInput =
   | { kind: "support"; email: string; fullName: string; phone: string; comment: string }
   | { kind: "contact"; email: string; comment: string };
 
-export interface RequestMessageOptions {
-  /** The visitor's IP address, forwarded in X-Coinkeep-Client-Ip (record 011). */
-  clientIp?: string;
+export interface CallerOptions {
+  /**
+   * The visitor's IP address, forwarded in X-Coinkeep-Client-Ip: the backend
+   * records it (call 12, record 011) and counts its abuse limits by it (record
+   * 013). Every method takes it; it wins over the client's default (forClient).
+   */
+  clientIp?: string | undefined;
 }
 
+/** Call 12's options: the caller's, as for every call. */
+export type RequestMessageOptions = CallerOptions;
+
 export interface BackendClient {
-  createAccount(input: CreateAccountInput): Promise<BackendResult<CreateAccountData>>;
-  login(input: LoginInput): Promise<BackendResult<LoginData>>;
-  checkLoggedIn(input: PhraseInput): Promise<BackendResult<CheckLoggedInData>>;
-  checkPhrase(input: PhraseInput): Promise<BackendResult<CheckPhraseData>>;
-  changePassword(input: ChangePasswordInput): Promise<BackendResult<ChangePasswordData>>;
-  clientBalances(input: ClientBalancesInput): Promise<BackendResult<ClientBalancesData>>;
-  requestWallet(input: PhraseInput & { ticker: string }): Promise<BackendResult<RequestWalletData>>;
-  newMessagesCount(input: PhraseInput): Promise<BackendResult<NewMessagesCountData>>;
-  requestTransaction(input: RequestTransactionInput): Promise<BackendResult<RequestTransactionData>>;
-  openMessage(input: OpenMessageInput): Promise<BackendResult<OpenMessageData>>;
+  createAccount(input: CreateAccountInput, opts?: CallerOptions): Promise<BackendResult<CreateAccountData>>;
+  login(input: LoginInput, opts?: CallerOptions): Promise<BackendResult<LoginData>>;
+  checkLoggedIn(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<CheckLoggedInData>>;
+  checkPhrase(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<CheckPhraseData>>;
+  changePassword(
+    input: ChangePasswordInput,
+    opts?: CallerOptions,
+  ): Promise<BackendResult<ChangePasswordData>>;
+  clientBalances(
+    input: ClientBalancesInput,
+    opts?: CallerOptions,
+  ): Promise<BackendResult<ClientBalancesData>>;
+  requestWallet(
+    input: PhraseInput & { ticker: string },
+    opts?: CallerOptions,
+  ): Promise<BackendResult<RequestWalletData>>;
+  newMessagesCount(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<NewMessagesCountData>>;
+  requestTransaction(
+    input: RequestTransactionInput,
+    opts?: CallerOptions,
+  ): Promise<BackendResult<RequestTransactionData>>;
+  openMessage(input: OpenMessageInput, opts?: CallerOptions): Promise<BackendResult<OpenMessageData>>;
   requestMessage(
     input: RequestMessageInput,
-    opts?: RequestMessageOptions,
+    opts?: CallerOptions,
   ): Promise<BackendResult<RequestMessageData>>;
+  /** The same client with every call made for this visitor (their address forwarded). */
+  forClient(clientIp: string | undefined): BackendClient;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -213,11 +243,37 @@ interface CallOptions {
   keepIssues?: boolean;
 }
 
+/**
+ * What the backend learns about the visitor's request (record 015): its id, so
+ * the API's log lines can be matched with the web tier's, and the visitor's
+ * address the host believed, for the audit log (record 011 says when the
+ * backend believes it).
+ */
+function forwardedRequestHeaders(): Record<string, string> {
+  const current = currentRequest();
+  if (!current) return {};
+  return {
+    "X-Request-Id": current.requestId,
+    ...(current.clientIp !== undefined ? { [CLIENT_IP_HEADER]: current.clientIp } : {}),
+  };
+}
+
 function network(message: string): BackendNetworkFailure {
   return { ok: false, kind: "network", message };
 }
 
-export function createBackendClient(opts: BackendClientOptions): BackendClient {
+/** Retry-After in whole seconds (the backend sends delta-seconds), or undefined. */
+function retryAfterSeconds(value: string | null): number | undefined {
+  const text = value?.trim() ?? "";
+  return /^\d{1,10}$/u.test(text) ? Number(text) : undefined;
+}
+
+export function createBackendClient(opts: BackendClientOptions, defaultClientIp?: string): BackendClient {
+  /** The visitor's address for one call: the caller's, else the client's default. */
+  const visitor = (callerOpts: CallerOptions): Record<string, string> => {
+    const clientIp = callerOpts.clientIp ?? defaultClientIp;
+    return clientIp === undefined ? {} : { [CLIENT_IP_HEADER]: clientIp };
+  };
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
@@ -233,7 +289,12 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
       `${baseUrl}${path}`,
       {
         method: "POST",
-        headers: { ...callOpts.headers, "content-type": "application/json", accept: "application/json" },
+        headers: {
+          ...forwardedRequestHeaders(),
+          ...callOpts.headers,
+          "content-type": "application/json",
+          accept: "application/json",
+        },
         body: JSON.stringify({ ...body, platform: opts.platform }),
       },
       timeoutMs,
@@ -257,12 +318,14 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
       const rejection = rejectionBody.safeParse(parsed);
       if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
       const issues = callOpts.keepIssues ? issuesBody.safeParse(parsed) : undefined;
+      const retryAfter = status === 429 ? retryAfterSeconds(answer.headers.get("retry-after")) : undefined;
       return {
         ok: false,
         kind: "rejected",
         status,
         message: rejection.data.message,
         ...(issues?.success ? { issues: issues.data.issues } : {}),
+        ...(retryAfter === undefined ? {} : { retryAfter }),
       };
     }
     if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
@@ -272,26 +335,39 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
   }
 
   return {
-    createAccount: (input) =>
+    createAccount: (input, callerOpts = {}) =>
       call(
         "/aml-authentication",
         { email: input.email, password: input.password, passwordConfirmed: input.passwordConfirmed },
         createAccountData,
+        { headers: visitor(callerOpts) },
       ),
-    login: (input) => call("/aml-authorization", { email: input.email, password: input.password }, loginData),
-    checkLoggedIn: (input) =>
+    login: (input, callerOpts = {}) =>
+      call(
+        "/aml-authorization",
+        {
+          email: input.email,
+          password: input.password,
+          ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
+        },
+        loginData,
+        { headers: visitor(callerOpts) },
+      ),
+    checkLoggedIn: (input, callerOpts = {}) =>
       call(
         "/check-if-logged-in",
         { email: input.email, twelveWords: input.twelveWords.join(" ") },
         checkLoggedInData,
+        { headers: visitor(callerOpts) },
       ),
-    checkPhrase: (input) =>
+    checkPhrase: (input, callerOpts = {}) =>
       call(
         "/request-change-password",
         { email: input.email, twelveWords: input.twelveWords.join(" ") },
         messageData,
+        { headers: visitor(callerOpts) },
       ),
-    changePassword: (input) =>
+    changePassword: (input, callerOpts = {}) =>
       call(
         "/aml-client-change-password",
         {
@@ -301,8 +377,9 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
           confirmPassword: input.confirmPassword,
         },
         messageData,
+        { headers: visitor(callerOpts) },
       ),
-    clientBalances: (input) =>
+    clientBalances: (input, callerOpts = {}) =>
       call(
         "/aml-client-balances",
         {
@@ -314,21 +391,24 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
             : {}),
         },
         clientBalancesData,
+        { headers: visitor(callerOpts) },
       ),
-    requestWallet: (input) =>
+    requestWallet: (input, callerOpts = {}) =>
       call(
         "/request-nonbtc-wallet",
         { email: input.email, twelveWords: input.twelveWords.join(" "), request_text: input.ticker },
         messageData,
+        { headers: visitor(callerOpts) },
       ),
     // Call 7 spells the field `twelvewords` (spec section 7).
-    newMessagesCount: (input) =>
+    newMessagesCount: (input, callerOpts = {}) =>
       call(
         "/aml-new-messages-count",
         { email: input.email, twelvewords: input.twelveWords.join(" ") },
         newMessagesCountData,
+        { headers: visitor(callerOpts) },
       ),
-    requestTransaction: (input) =>
+    requestTransaction: (input, callerOpts = {}) =>
       call(
         "/request-transaction",
         {
@@ -341,28 +421,26 @@ export function createBackendClient(opts: BackendClientOptions): BackendClient {
           ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
         },
         requestTransactionData,
+        { headers: visitor(callerOpts) },
       ),
     // Call 8: our contract also takes the caller's credentials (record 011).
-    openMessage: (input) =>
+    openMessage: (input, callerOpts = {}) =>
       call(
         "/aml-message-open-status",
         { email: input.email, twelveWords: input.twelveWords.join(" "), messageId: input.messageId },
         openMessageData,
+        { headers: visitor(callerOpts) },
       ),
     // Call 12: the body's shape tells the backend which form sent it; no credentials.
-    requestMessage: (input, messageOpts = {}) =>
+    requestMessage: (input, callerOpts = {}) =>
       call(
         "/request-message",
         input.kind === "support"
           ? { email: input.email, full_name: input.fullName, phone: input.phone, comment: input.comment }
           : { email: input.email, comment: input.comment },
         messageData,
-        {
-          keepIssues: true,
-          ...(messageOpts.clientIp !== undefined
-            ? { headers: { [CLIENT_IP_HEADER]: messageOpts.clientIp } }
-            : {}),
-        },
+        { keepIssues: true, headers: visitor(callerOpts) },
       ),
+    forClient: (clientIp) => createBackendClient(opts, clientIp),
   };
 }

@@ -22,12 +22,22 @@ export interface WebConfig {
   buyCryptoUrl: string;
 }
 
-/** A dumb key-value table for encrypted session blobs (rows of web_sessions). */
+/**
+ * A dumb key-value table for encrypted session blobs (rows of web_sessions).
+ * The store enforces the idle and absolute timeouts (record 015): `get` finds
+ * only a live row; `insert`, `update` and `touch` set the idle deadline.
+ * `owner` is an opaque tag (an HMAC of the e-mail) so a restore can end every
+ * session of one account with `removeOwner`.
+ */
 export interface SessionKV {
-  insert(key: string, blob: string, expiresAt: Date): Promise<void>;
-  get(key: string): Promise<string | null>;
-  update(key: string, blob: string, expiresAt: Date): Promise<void>;
+  insert(key: string, blob: string, owner: string | null): Promise<void>;
+  /** With `touch`, the read is activity: the idle deadline moves forward (about once a minute at most). */
+  get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
+  update(key: string, blob: string, owner: string | null): Promise<void>;
+  /** Activity: moves the idle deadline forward (at most about once a minute). */
+  touch(key: string): Promise<void>;
   remove(key: string): Promise<void>;
+  removeOwner(owner: string): Promise<number>;
 }
 
 export interface AppServices {
@@ -45,3 +55,11 @@ export interface AppServices {
 }
 
 export const servicesContext = createContext<AppServices>();
+
+/**
+ * This request's Content-Security-Policy nonce (record 014): the host makes a
+ * fresh one per request, sends it in the CSP header and sets it here; the
+ * server entry hands it to React Router and React for their inline scripts.
+ * Never put it in loader data: page scripts must not be able to read it.
+ */
+export const nonceContext = createContext<string>("");

@@ -1,10 +1,12 @@
 import { PassThrough } from "node:stream";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { renderToPipeableStream } from "react-dom/server";
-import { ServerRouter, type EntryContext } from "react-router";
+import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
+import { log } from "../common/log";
+import { nonceContext } from "./context";
 
-// The host sets the services on this very context key (see server/host.ts).
-export { servicesContext } from "./context";
+// The host sets the services and the CSP nonce on these very context keys (see server/host.ts).
+export { nonceContext, servicesContext } from "./context";
 
 export const streamTimeout = 5_000;
 
@@ -13,17 +15,22 @@ export default function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   routerContext: EntryContext,
+  loadContext: RouterContextProvider,
 ) {
   if (request.method.toUpperCase() === "HEAD") {
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
+  // The host's per-request nonce: React Router puts it on its inline scripts
+  // (and <Scripts>, <Links>), React on any script it inlines.
+  const nonce = loadContext.get(nonceContext) || undefined;
   return new Promise<Response>((resolve, reject) => {
     let status = responseStatusCode;
     // Pages are small and nothing is deferred: send the whole document at once,
     // which is also what low-end browsers and screen readers handle best.
     const { pipe, abort } = renderToPipeableStream(
-      <ServerRouter context={routerContext} url={request.url} />,
+      <ServerRouter context={routerContext} url={request.url} nonce={nonce} />,
       {
+        nonce,
         onAllReady() {
           const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
@@ -33,10 +40,35 @@ export default function handleRequest(
         onShellError: reject,
         onError(error: unknown) {
           status = 500;
-          console.error(error);
+          logServerError(error, request);
         },
       },
     );
     setTimeout(abort, streamTimeout + 1000).unref();
+  });
+}
+
+/**
+ * Errors of loaders, actions and rendering, as one structured line (record
+ * 015): the error's class and message and the request's path, never its query
+ * string, body or cookies.
+ */
+export function handleError(error: unknown, { request }: { request: Request }) {
+  if (request.signal.aborted) return;
+  logServerError(error, request);
+}
+
+function logServerError(error: unknown, request: Request) {
+  let path: string | undefined;
+  try {
+    path = new URL(request.url).pathname;
+  } catch {
+    path = undefined;
+  }
+  log.error("web tier error", {
+    method: request.method,
+    path,
+    error: error instanceof Error ? error.name : typeof error,
+    detail: error instanceof Error ? error.message.slice(0, 300) : undefined,
   });
 }

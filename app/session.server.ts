@@ -2,19 +2,23 @@
 // (HttpOnly, SameSite=Lax, Secure in production). The row behind it is keyed by
 // the token's SHA-256 and its data is encrypted under a key derived from the
 // token itself, so a copy of the sessions table reveals no phrase and no token.
+//
+// Timeouts (record 015): the store ends a session after SESSION_IDLE_MINUTES
+// without activity and SESSION_MAX_HOURS after sign-in, on the row itself.
+// Every request that reads a live session is activity, except the signed-in
+// shell's background poll of the unread count: a tab left open still times out.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
   createCookie,
+  createSession,
   createSessionStorage,
   redirect,
+  type Cookie,
   type RouterContextProvider,
   type Session,
   type SessionStorage,
 } from "react-router";
 import { servicesContext, type AppServices } from "./context";
-
-/** Absolute lifetime of a session row; the cookie itself is a browser-session cookie. */
-const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 
 export interface SignedInUser {
   email: string;
@@ -37,6 +41,37 @@ export interface FlashData {
 }
 
 export type AppSession = Session<SessionData, FlashData>;
+
+/** The tokens createData issues: 32 random bytes, base64url. Anything else is not looked up. */
+const TOKEN = /^[A-Za-z0-9_-]{43}$/u;
+
+/** Requests the browser makes on its own, which must not keep a session alive. */
+const BACKGROUND_PATHS = new Set(["/unread-count", "/unread-count.data"]);
+
+function isActivity(request: Request): boolean {
+  try {
+    return !BACKGROUND_PATHS.has(new URL(request.url).pathname);
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Whose session a row is: HMAC-SHA-256 of the normalised e-mail under the
+ * session secret, so the table holds no e-mail and a restore can still find
+ * every session of the account.
+ */
+export function sessionOwner(secret: string, email: string): string {
+  return createHmac("sha256", secret)
+    .update(`coinkeep session owner v1:${email.trim().toLowerCase()}`)
+    .digest("hex");
+}
+
+/** A session belongs to the account signed in on it, or just created on it (create-wallet step 2). */
+function ownerOf(secret: string, data: Partial<SessionData>): string | null {
+  const email = data.user?.email ?? data.created?.email;
+  return typeof email === "string" ? sessionOwner(secret, email) : null;
+}
 
 function rowKey(token: string): string {
   return createHash("sha256").update(token).digest("hex");
@@ -66,43 +101,75 @@ function open(secret: string, token: string, blob: string): unknown {
   }
 }
 
-const storages = new WeakMap<AppServices, SessionStorage<SessionData, FlashData>>();
+interface Sessions {
+  storage: SessionStorage<SessionData, FlashData>;
+  cookie: Cookie;
+  /** The session behind a Cookie header: a live row's, else a fresh anonymous one. */
+  load(cookieHeader: string | null, activity: boolean): Promise<AppSession>;
+}
 
-export function sessionStorageFor(s: AppServices): SessionStorage<SessionData, FlashData> {
-  const known = storages.get(s);
-  if (known) return known;
+const known = new WeakMap<AppServices, Sessions>();
+
+function sessionsFor(s: AppServices): Sessions {
+  const found = known.get(s);
+  if (found) return found;
   const { sessionSecret, cookieSecure } = s.config;
   const kv = s.sessions;
+  const cookie = createCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
+    httpOnly: true,
+    sameSite: "lax",
+    secure: cookieSecure,
+    path: "/",
+    secrets: [sessionSecret],
+  });
+  async function read(token: string, activity = false): Promise<SessionData | null> {
+    if (!TOKEN.test(token)) return null;
+    const blob = await kv.get(rowKey(token), { touch: activity });
+    if (blob === null) return null;
+    const data = open(sessionSecret, token, blob);
+    // Sealed by us under this token (AES-GCM): its shape is ours.
+    return data && typeof data === "object" ? (data as SessionData) : null;
+  }
   const storage = createSessionStorage<SessionData, FlashData>({
-    cookie: createCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
-      httpOnly: true,
-      sameSite: "lax",
-      secure: cookieSecure,
-      path: "/",
-      secrets: [sessionSecret],
-    }),
-    async createData(data, expires) {
+    cookie,
+    async createData(data) {
       const token = randomBytes(32).toString("base64url");
-      const until = expires ?? new Date(Date.now() + SESSION_TTL_MS);
-      await kv.insert(rowKey(token), seal(sessionSecret, token, data), until);
+      await kv.insert(rowKey(token), seal(sessionSecret, token, data), ownerOf(sessionSecret, data));
       return token;
     },
-    async readData(token) {
-      const blob = await kv.get(rowKey(token));
-      if (blob === null) return null;
-      const data = open(sessionSecret, token, blob);
-      return data && typeof data === "object" ? (data as never) : null;
-    },
-    async updateData(token, data, expires) {
-      const until = expires ?? new Date(Date.now() + SESSION_TTL_MS);
-      await kv.update(rowKey(token), seal(sessionSecret, token, data), until);
+    readData: (token) => read(token),
+    async updateData(token, data) {
+      await kv.update(rowKey(token), seal(sessionSecret, token, data), ownerOf(sessionSecret, data));
     },
     async deleteData(token) {
-      await kv.remove(rowKey(token));
+      if (TOKEN.test(token)) await kv.remove(rowKey(token));
     },
   });
-  storages.set(s, storage);
-  return storage;
+  const sessions: Sessions = {
+    storage,
+    cookie,
+    async load(cookieHeader, activity) {
+      // A forged, altered, truncated or stale cookie is simply no session: the
+      // visitor is anonymous and a commit starts a new row under a new token
+      // (never an update of a row that is gone).
+      let token: unknown = null;
+      try {
+        token = cookieHeader ? await cookie.parse(cookieHeader) : null;
+      } catch {
+        token = null;
+      }
+      if (typeof token !== "string") return createSession<SessionData, FlashData>();
+      const data = await read(token, activity);
+      if (!data) return createSession<SessionData, FlashData>();
+      return createSession<SessionData, FlashData>(data, token);
+    },
+  };
+  known.set(s, sessions);
+  return sessions;
+}
+
+export function sessionStorageFor(s: AppServices): SessionStorage<SessionData, FlashData> {
+  return sessionsFor(s).storage;
 }
 
 export function services(context: Readonly<RouterContextProvider>): AppServices {
@@ -110,7 +177,19 @@ export function services(context: Readonly<RouterContextProvider>): AppServices 
 }
 
 export async function getSession(request: Request, context: Readonly<RouterContextProvider>) {
-  return sessionStorageFor(services(context)).getSession(request.headers.get("Cookie"));
+  return sessionsFor(services(context)).load(request.headers.get("Cookie"), isActivity(request));
+}
+
+/**
+ * Ends every session of an account (a restore changed its password, record
+ * 015): the rows go, so each of those browsers is anonymous on its next request.
+ */
+export async function endSessionsOf(
+  context: Readonly<RouterContextProvider>,
+  email: string,
+): Promise<number> {
+  const s = services(context);
+  return s.sessions.removeOwner(sessionOwner(s.config.sessionSecret, email));
 }
 
 export async function commitSession(session: AppSession, context: Readonly<RouterContextProvider>) {
@@ -132,10 +211,10 @@ export async function startUserSession(
   user: SignedInUser,
 ): Promise<Headers> {
   const storage = sessionStorageFor(services(context));
-  const old = await storage.getSession(request.headers.get("Cookie"));
+  const old = await getSession(request, context);
   const headers = new Headers();
   if (old.id) headers.append("Set-Cookie", await storage.destroySession(old));
-  const fresh = await storage.getSession(null);
+  const fresh = createSession<SessionData, FlashData>();
   fresh.set("user", user);
   headers.append("Set-Cookie", await storage.commitSession(fresh));
   return headers;

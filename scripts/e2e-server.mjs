@@ -3,7 +3,7 @@
 // With E2E_BACKEND=remote, two processes run: a backend on PORT+1 and the web
 // tier on PORT reaching it over HTTP through BACKEND_URL.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
@@ -11,6 +11,14 @@ const root = path.resolve(import.meta.dirname, "..");
 const port = Number(process.env.PORT ?? 3210);
 const dirs = [];
 const children = [];
+
+// Everything the servers print goes to the console and to one log file, which
+// the suite's teardown (tests/e2e/logs-teardown.ts) searches for every password,
+// phrase and session cookie the tests used (recorded in the secrets file).
+const logFile = process.env.E2E_LOG_FILE;
+const secretsFile = process.env.E2E_SECRETS_FILE;
+const logStream = logFile ? createWriteStream(logFile, { flags: "w" }) : undefined;
+if (secretsFile) writeFileSync(secretsFile, "");
 
 // The backend's data folder is announced in E2E_DATA_DIR so tests can run
 // operator commands against the same database.
@@ -23,8 +31,18 @@ function start(name, env) {
   dirs.push(dataDir);
   const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
     env: { ...process.env, DATA_DIR: dataDir, FEEDS_OFFLINE: "true", ...env },
-    stdio: ["ignore", "inherit", "inherit"],
+    stdio: ["ignore", logStream ? "pipe" : "inherit", logStream ? "pipe" : "inherit"],
   });
+  if (logStream) {
+    child.stdout?.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      logStream.write(chunk);
+    });
+    child.stderr?.on("data", (chunk) => {
+      process.stderr.write(chunk);
+      logStream.write(chunk);
+    });
+  }
   child.on("exit", (code) => {
     if (code) process.exit(code);
   });

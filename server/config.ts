@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { parseTrustProxy, type TrustEntry } from "./edge.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -52,6 +53,25 @@ const envSchema = z.object({
   USDT_NETWORK: z.enum(["erc20", "trc20"]).default("erc20"),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
+  // Which peers' X-Forwarded-For / X-Forwarded-Proto are believed (record 014):
+  // "off", "loopback", or a comma list of "loopback", IP addresses and CIDR blocks.
+  TRUST_PROXY: z
+    .string()
+    .default("off")
+    .transform((value, ctx) => {
+      const parsed = parseTrustProxy(value);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  // The abuse limits of record 013; "off" is for tests and benchmarks and refused in production.
+  RATE_LIMITS: z.enum(["default", "off"]).default("default"),
+  // Sessions end after this long without a request the user made (record 015)…
+  SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
+  // …and this long after sign-in, whatever happens.
+  SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
 });
 
 export interface Config {
@@ -71,6 +91,10 @@ export interface Config {
   companyNumber: string;
   legalEmail: string;
   maxBodyBytes: number;
+  /** The proxies whose forwarded headers are believed (TRUST_PROXY); empty: none. */
+  trustProxy: TrustEntry[];
+  /** The API's abuse limits (record 013): "default", or "off" (never in production). */
+  rateLimits: "default" | "off";
   /** A remote prices service (…/api); unset: served in-process. */
   pricesUrl: string | undefined;
   /** Never call the public price and rate sources; serve the shipped snapshots. */
@@ -81,6 +105,9 @@ export interface Config {
   usdtNetwork: "erc20" | "trc20";
   /** The app's public URL (sent to the prices service as App_url); default http://HOST:PORT. */
   publicUrl: string | undefined;
+  /** A session's idle timeout and absolute lifetime, in milliseconds (never more idle than lifetime). */
+  sessionIdleMs: number;
+  sessionMaxMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -117,6 +144,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join("\n")}`);
   }
   const e = parsed.data;
+  if (e.RATE_LIMITS === "off" && e.NODE_ENV === "production") {
+    throw new ConfigError("Invalid configuration:\n  RATE_LIMITS: must not be off in production");
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     env: e.NODE_ENV,
@@ -134,6 +164,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     companyNumber: e.COMPANY_NUMBER,
     legalEmail: e.LEGAL_EMAIL,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    trustProxy: e.TRUST_PROXY,
+    rateLimits: e.RATE_LIMITS,
     pricesUrl: e.PRICES_URL?.replace(/\/+$/, ""),
     feedsOffline: e.FEEDS_OFFLINE,
     coingeckoUrl: e.COINGECKO_URL,
@@ -141,5 +173,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     buyCryptoUrl: e.BUY_CRYPTO_URL,
     usdtNetwork: e.USDT_NETWORK,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
+    sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
+    sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
   };
 }

@@ -20,8 +20,19 @@ import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
 import { forgetSenderAddresses } from "./domain/messages.ts";
-import { log } from "../common/log.ts";
+import { currentRequest, log, runWithRequest } from "../common/log.ts";
 import { createStaticHandler } from "./static.ts";
+import {
+  createProxyTrust,
+  inspect,
+  isCrossSite,
+  ownOrigin,
+  refuse,
+  requestFacts,
+  runWithFacts,
+  setSecurityHeaders,
+  webBodyRefusal,
+} from "./edge.ts";
 import { createSessionKV } from "./web-sessions.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -30,9 +41,18 @@ const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
 const notFound = () => failure(404, "Not found.");
 
+/** The caller's request id, only in the form our hosts issue (a UUID), so nothing else reaches the log. */
+function forwardedRequestId(req: IncomingMessage): string | undefined {
+  const value = req.headers["x-request-id"];
+  return typeof value === "string" &&
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/u.test(value)
+    ? value
+    : undefined;
+}
+
 export async function startHost(config: Config) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const sessions = createSessionKV(database.db);
+  const sessions = createSessionKV(database.db, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
 
   // Prices and rates, cached: served by the feed routes and used by the API to price sends.
   const market = createMarketData({
@@ -48,6 +68,7 @@ export async function startHost(config: Config) {
         platform: config.platform,
         backendSecret: config.backendSecret,
         maxBodyBytes: config.maxBodyBytes,
+        rateLimits: config.rateLimits === "off" ? "off" : undefined,
         usdtNetwork: config.usdtNetwork,
         // Spec section 9: the USDT price is fixed at 1.
         usdPrice: async (coin) => (coin === "USDT" ? "1" : (await market.quote(coin)).lastPrice),
@@ -62,19 +83,24 @@ export async function startHost(config: Config) {
   // Both parameters are declared so the listener hands over the connection's
   // address (it passes it only to handlers of two parameters); the API records
   // it as the sender of support messages (call 12).
+  // Behind a trusted proxy the connection is the client it names (record 014).
   const apiAll = async (request: Request, client: ClientAddress) =>
-    (feeds ? await feeds(request) : undefined) ?? (api ? await api(request, client) : notFound());
+    (feeds ? await feeds(request) : undefined) ??
+    (api ? await api(request, requestFacts()?.sender ?? client) : notFound());
 
   const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
   // The context key must be the very object the built app reads, so the app's
   // server entry exports it.
-  const { servicesContext } = build.entry.module as unknown as {
+  const { servicesContext, nonceContext } = build.entry.module as unknown as {
     servicesContext: RouterContext<AppServices>;
+    nonceContext: RouterContext<string>;
   };
 
   // The visitor's address for each web request, keyed by the request's own
   // context (so it goes away with it); public forms pass it on to the API.
   const clientAddresses = new WeakMap<Readonly<RouterContextProvider>, string>();
+  // Whose X-Forwarded-For / X-Forwarded-Proto is believed (TRUST_PROXY, record 014).
+  const proxyTrust = createProxyTrust(config.trustProxy);
   const services: AppServices = {
     config: {
       platform: config.platform,
@@ -101,10 +127,18 @@ export async function startHost(config: Config) {
     getLoadContext(request, client) {
       const context = new RouterContextProvider();
       context.set(servicesContext, services);
-      // As the API decides it (record 011): behind a proxy on this host, the
-      // X-Coinkeep-Client-Ip it sets; else the connection's own address.
-      const address = senderAddress(request, client);
-      if (address !== null) clientAddresses.set(context, address);
+      const facts = requestFacts();
+      // The nonce of this response's CSP header, for the inline scripts (record 014).
+      if (facts) context.set(nonceContext, facts.nonce);
+      // As the API decides it (records 011, 014): the client after the trusted
+      // proxies, or the X-Coinkeep-Client-Ip a local proxy sets.
+      const address = senderAddress(request, facts?.sender ?? client);
+      if (address !== null) {
+        clientAddresses.set(context, address);
+        // The backend client forwards it with every call (audit log, record 015).
+        const current = currentRequest();
+        if (current) current.clientIp = address;
+      }
       return context;
     },
   });
@@ -117,10 +151,9 @@ export async function startHost(config: Config) {
     // Only the path is ever logged: /fast-login carries credentials in its query.
     const pathname = (req.url ?? "/").split("?")[0] ?? "/";
     res.setHeader("X-Request-Id", requestId);
-    res.setHeader("X-Content-Type-Options", "nosniff");
-    res.setHeader("X-Frame-Options", "DENY");
-    if (!res.hasHeader("Referrer-Policy"))
-      res.setHeader("Referrer-Policy", "strict-origin-when-cross-origin");
+    // CSP with this request's nonce, HSTS, nosniff, … on every response (record 014).
+    const facts = inspect(req, proxyTrust);
+    setSecurityHeaders(res, facts, config.env === "production");
     res.on("finish", () => {
       log.info("request", {
         requestId,
@@ -128,18 +161,37 @@ export async function startHost(config: Config) {
         path: pathname,
         status: res.statusCode,
         ms: Math.round((performance.now() - started) * 10) / 10,
+        // A web tier on another host sends its own request's id with each API call (record 015).
+        parentRequestId: forwardedRequestId(req),
       });
     });
-    if (pathname === "/api" || pathname.startsWith("/api/")) return void apiListener(req, res);
-    if (serveStatic(req, res, pathname)) return;
-    if (pathname === "/favicon.ico") {
-      res.statusCode = 404;
-      return void res.end();
-    }
-    void web(req, res);
+    // Everything the request starts (web tier, in-process API) logs with its id.
+    runWithRequest({ requestId }, () => {
+      const isApi = pathname === "/api" || pathname.startsWith("/api/");
+      // Another site's form post or API call never reaches a handler (record 014).
+      if (isCrossSite(req, () => ownOrigin(req, facts, config.publicUrl))) return refuse(res, 403, isApi);
+      runWithFacts(facts, () => {
+        if (isApi) return void apiListener(req, res);
+        if (serveStatic(req, res, pathname)) return;
+        if (pathname === "/favicon.ico") {
+          res.statusCode = 404;
+          return void res.end();
+        }
+        // The API bounds its own bodies (413); the web tier's are judged here, unread.
+        const tooLarge = webBodyRefusal(req);
+        if (tooLarge !== null) return refuse(res, tooLarge, false);
+        void web(req, res);
+      });
+    });
   }
 
-  const server = createServer(handle);
+  // Short timeouts, checked every second: a client that stalls its headers or body (slowloris)
+  // is cut off within seconds instead of holding a connection for Node's default 5 minutes.
+  const server = createServer(
+    { requestTimeout: 10_000, headersTimeout: 5_000, connectionsCheckingInterval: 1_000 },
+    handle,
+  );
+  server.maxConnections = 10_000;
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);

@@ -1,42 +1,116 @@
 // The session rows behind the web tier's cookies (see app/session.server.ts).
 // The host owns the database and hands the web tier only this key-value view.
-import { and, eq, gt, lt } from "drizzle-orm";
+//
+// Timeouts (record 015) are enforced here, on the row: `expires_at` is the idle
+// deadline, moved forward by activity but never past created_at + the absolute
+// lifetime, and a read finds only a row whose two deadlines are both ahead.
+import { and, eq, gt, lt, sql } from "drizzle-orm";
 import type { AppDb } from "./db/index.ts";
 import { webSessions } from "./db/schema.ts";
 
+/** As app/context.ts SessionKV (the backend never imports from app/; the shapes must match). */
 export interface SessionKV {
-  insert(key: string, blob: string, expiresAt: Date): Promise<void>;
-  get(key: string): Promise<string | null>;
-  update(key: string, blob: string, expiresAt: Date): Promise<void>;
+  insert(key: string, blob: string, owner: string | null): Promise<void>;
+  get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
+  update(key: string, blob: string, owner: string | null): Promise<void>;
+  touch(key: string): Promise<void>;
   remove(key: string): Promise<void>;
+  removeOwner(owner: string): Promise<number>;
+}
+
+export interface SessionPolicy {
+  /** A session ends after this long without activity. */
+  idleMs: number;
+  /** …and this long after it was created (sign-in rotates it), whatever happens. */
+  maxMs: number;
+}
+
+export const DEFAULT_SESSION_POLICY: SessionPolicy = { idleMs: 30 * 60_000, maxMs: 12 * 3_600_000 };
+
+/** Activity moves the idle deadline at most once a minute: one write per minute per session, not per request. */
+const TOUCH_GRANULARITY_MS = 60_000;
+
+export interface SessionStore extends SessionKV {
   purgeExpired(): Promise<void>;
 }
 
-export function createSessionKV(db: AppDb): SessionKV {
+export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSION_POLICY): SessionStore {
+  const idleMs = Math.min(policy.idleMs, policy.maxMs);
+  const maxSeconds = policy.maxMs / 1000;
+  // The idle deadline from now, capped by the row's own absolute deadline.
+  const nextExpiry = (now: number) =>
+    sql`LEAST(${new Date(now + idleMs).toISOString()}::timestamptz, ${webSessions.createdAt} + make_interval(secs => ${maxSeconds}))`;
+  const live = (key: string, now: number) =>
+    and(
+      eq(webSessions.id, key),
+      gt(webSessions.expiresAt, new Date(now)),
+      gt(webSessions.createdAt, new Date(now - policy.maxMs)),
+    );
+
+  async function touch(key: string): Promise<void> {
+    const now = Date.now();
+    await db
+      .update(webSessions)
+      .set({ expiresAt: nextExpiry(now) })
+      .where(and(live(key, now), lt(webSessions.expiresAt, new Date(now + idleMs - TOUCH_GRANULARITY_MS))));
+  }
+
   return {
-    async insert(key, blob, expiresAt) {
-      await db.insert(webSessions).values({ id: key, data: blob, expiresAt });
+    async insert(key, blob, owner) {
+      const now = Date.now();
+      await db.insert(webSessions).values({
+        id: key,
+        data: blob,
+        owner,
+        createdAt: new Date(now),
+        updatedAt: new Date(now),
+        expiresAt: new Date(now + idleMs),
+      });
     },
-    async get(key) {
+    async get(key, opts = {}) {
+      const now = Date.now();
       const rows = await db
-        .select({ data: webSessions.data })
+        .select({
+          data: webSessions.data,
+          expiresAt: webSessions.expiresAt,
+          createdAt: webSessions.createdAt,
+        })
         .from(webSessions)
-        .where(and(eq(webSessions.id, key), gt(webSessions.expiresAt, new Date())))
+        .where(live(key, now))
         .limit(1);
-      return rows[0]?.data ?? null;
+      const row = rows[0];
+      if (!row) return null;
+      // Activity: the idle deadline moves at most once a minute, so most reads write nothing.
+      const target = Math.min(now + idleMs, row.createdAt.getTime() + policy.maxMs);
+      if (opts.touch && row.expiresAt.getTime() < target - TOUCH_GRANULARITY_MS) await touch(key);
+      return row.data;
     },
-    async update(key, blob, expiresAt) {
-      // Only a live row is updated: a destroyed session stays destroyed.
+    async update(key, blob, owner) {
+      const now = Date.now();
+      // Only a live row is updated: a destroyed or timed-out session stays gone.
       await db
         .update(webSessions)
-        .set({ data: blob, expiresAt, updatedAt: new Date() })
-        .where(eq(webSessions.id, key));
+        .set({ data: blob, owner, expiresAt: nextExpiry(now), updatedAt: new Date(now) })
+        .where(live(key, now));
     },
+    touch,
     async remove(key) {
       await db.delete(webSessions).where(eq(webSessions.id, key));
     },
+    async removeOwner(owner) {
+      const gone = await db
+        .delete(webSessions)
+        .where(eq(webSessions.owner, owner))
+        .returning({ id: webSessions.id });
+      return gone.length;
+    },
     async purgeExpired() {
-      await db.delete(webSessions).where(lt(webSessions.expiresAt, new Date()));
+      const now = Date.now();
+      await db
+        .delete(webSessions)
+        .where(
+          sql`${webSessions.expiresAt} < ${new Date(now).toISOString()}::timestamptz OR ${webSessions.createdAt} < ${new Date(now - policy.maxMs).toISOString()}::timestamptz`,
+        );
     },
   };
 }

@@ -79,7 +79,7 @@ export function ContactForm({
       aria-busy={pending || undefined}
     >
       <AuthenticityTokenInput />
-      <HoneypotInputs />
+      <HoneypotInputs className="honeypot" />
       <input type="hidden" name="returnTo" value={returnTo} />
       <ContactField
         meta={fields.email}

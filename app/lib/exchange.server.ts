@@ -4,7 +4,7 @@
 const TIMED_OUT: unique symbol = Symbol("timed out");
 
 export type Exchange =
-  | { ok: true; status: number; text: string }
+  | { ok: true; status: number; text: string; headers: Headers }
   | { ok: false; reason: "timeout" }
   /** Only the error's class is kept: fetch errors can carry the request with them. */
   | { ok: false; reason: "unreachable"; name: string };
@@ -28,7 +28,7 @@ export async function exchange(
     const answer = await Promise.race([
       (async () => {
         const response = await send(request);
-        return { status: response.status, text: await response.text() };
+        return { status: response.status, text: await response.text(), headers: response.headers };
       })(),
       timedOut,
     ]);

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
-import { backend } from "../api.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { CONTACT_FAILED, ContactForm, contactSchema } from "../components/contact-form";
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
 import { useLegalFacts } from "../components/info-page";
@@ -40,6 +40,11 @@ export function meta() {
   return [{ title: "Contact us — Coinkeep" }];
 }
 
+// A limited attempt's Retry-After goes out with the page too (record 013).
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  return retryAfterOf(actionHeaders);
+}
+
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   await requireAnonymous(request, context);
@@ -55,6 +60,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     { clientIp: s.clientAddress?.(context) },
   );
   if (!sent.ok) {
+    const limited = limitedAnswer(sent);
+    if (limited) {
+      return data(
+        { result: submission.reply({ formErrors: [limited.message] }), returnTo },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     return data(
       { result: submission.reply({ formErrors: [CONTACT_FAILED] }), returnTo },
       { status: sent.kind === "network" ? 502 : 400 },

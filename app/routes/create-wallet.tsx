@@ -4,7 +4,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
-import { backend } from "../api.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon } from "../components/icons";
@@ -39,6 +39,11 @@ export function meta() {
   return [{ title: "Create wallet — Coinkeep" }];
 }
 
+// A limited attempt's Retry-After goes out with the page too (record 013).
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  return retryAfterOf(actionHeaders);
+}
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const session = await requireAnonymous(request, context);
   const created = session.get("created");
@@ -53,8 +58,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (formData.get("intent") === "enter") {
     const created = session.get("created");
     if (!created) return redirect("/create-wallet");
-    const headers = await startUserSession(request, context, created);
-    return redirect("/home", { headers });
+    const sessionHeaders = await startUserSession(request, context, created);
+    return redirect("/home", { headers: sessionHeaders });
   }
 
   await checkHoneypot(formData, context);
@@ -67,12 +72,26 @@ export async function action({ request, context }: Route.ActionArgs) {
   const api = backend(context);
   const created = await api.createAccount({ email, password, passwordConfirmed: confirmPassword });
   if (!created.ok) {
+    const limited = limitedAnswer(created);
+    if (limited) {
+      return data(
+        { result: submission.reply({ formErrors: [limited.message], hideFields }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     const message =
       created.kind === "network" ? "Failed to create wallet. Please try again." : created.message;
     return data({ result: submission.reply({ formErrors: [message], hideFields }) }, { status: 400 });
   }
   const check = await api.checkLoggedIn({ email, twelveWords: created.data.twelveWords });
   if (!check.ok) {
+    const limited = limitedAnswer(check);
+    if (limited) {
+      return data(
+        { result: submission.reply({ formErrors: [limited.message], hideFields }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     return data(
       {
         result: submission.reply({ formErrors: ["Failed to create wallet. Please try again."], hideFields }),
@@ -100,7 +119,7 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
       <h1 id="create-title">Create wallet</h1>
       <Form method="post" {...getFormProps(form)} noValidate>
         <AuthenticityTokenInput />
-        <HoneypotInputs />
+        <HoneypotInputs className="honeypot" />
         <Field meta={fields.email} label="Email" type="email" autoComplete="email" inputMode="email" />
         <Field meta={fields.password} label="Password" type="password" autoComplete="new-password" />
         <Field

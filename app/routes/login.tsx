@@ -4,6 +4,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
+import { limitedAnswer, retryAfterOf } from "../api.server";
 import { signIn, USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { SubmitButton } from "../components/submit-button";
@@ -20,6 +21,11 @@ export function meta() {
   return [{ title: "Log in — Coinkeep" }];
 }
 
+// A limited attempt's Retry-After goes out with the page too (record 013).
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  return retryAfterOf(actionHeaders);
+}
+
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   await checkHoneypot(formData, context);
@@ -30,6 +36,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
   const signedIn = await signIn(request, context, submission.value);
   if (!signedIn.ok) {
+    const limited = limitedAnswer(signedIn);
+    if (limited) {
+      return data(
+        { result: submission.reply({ formErrors: [limited.message], hideFields }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     const reply =
       signedIn.kind === "network"
         ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })
@@ -50,7 +63,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
       <h1 id="login-title">Log in</h1>
       <Form method="post" {...getFormProps(form)} noValidate>
         <AuthenticityTokenInput />
-        <HoneypotInputs />
+        <HoneypotInputs className="honeypot" />
         <Field meta={fields.email} label="Email" type="email" autoComplete="username" inputMode="email" />
         <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
         <FormErrors id={form.errorId} errors={form.errors} />

@@ -4,14 +4,14 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
-import { backend } from "../api.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
-import { commitSession, requireAnonymous, type AppSession } from "../session.server";
+import { commitSession, endSessionsOf, requireAnonymous, type AppSession } from "../session.server";
 import type { Route } from "./+types/restore-wallet";
 
 const WORD_FIELDS = Array.from({ length: 12 }, (_, i) => `word${i + 1}` as const);
@@ -59,6 +59,11 @@ export function meta() {
   return [{ title: "Restore wallet — Coinkeep" }];
 }
 
+// A limited attempt's Retry-After goes out with the page too (record 013).
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  return retryAfterOf(actionHeaders);
+}
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const session = await requireAnonymous(request, context);
   const restore = session.get("restore");
@@ -97,8 +102,19 @@ export async function action({ request, context }: Route.ActionArgs) {
     const probe = await api.login({
       email: submission.value.email,
       password: `probe-${crypto.randomUUID()}`,
+      // Audited as the restore's lookup, not as a failed sign-in (record 015).
+      purpose: "restore",
     });
-    const registered = probe.ok || (probe.kind === "rejected" && probe.message === WRONG_PASSWORD);
+    const limited = probe.ok ? null : limitedAnswer(probe);
+    // A locked password login (423) is exactly what a restore is for: on to the phrase.
+    if (limited && limited.status === 429) {
+      return data(
+        { step: 1, result: submission.reply({ formErrors: [limited.message] }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
+    const registered =
+      probe.ok || (probe.kind === "rejected" && (probe.message === WRONG_PASSWORD || probe.status === 423));
     if (!registered) {
       const message =
         probe.kind === "rejected" && probe.message === USER_NOT_FOUND
@@ -121,6 +137,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     const words = WORD_FIELDS.map((name) => (submission.value[name] ?? "").toLowerCase());
     const check = await api.checkPhrase({ email: restore.email, twelveWords: words });
     if (!check.ok) {
+      const limited = limitedAnswer(check);
+      if (limited) {
+        return data(
+          { step: 2, result: submission.reply({ formErrors: [limited.message] }) },
+          { status: limited.status, headers: limited.headers },
+        );
+      }
       const message = check.kind === "rejected" ? "Wrong 12 word phrase" : "Something went wrong.";
       return data({ step: 2, result: submission.reply({ formErrors: [message] }) }, { status: 400 });
     }
@@ -140,11 +163,21 @@ export async function action({ request, context }: Route.ActionArgs) {
     confirmPassword: submission.value.confirmPassword ?? "",
   });
   if (!changed.ok) {
+    const limited = limitedAnswer(changed);
+    if (limited) {
+      return data(
+        { step: 3, result: submission.reply({ formErrors: [limited.message], hideFields }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     return data(
       { step: 3, result: submission.reply({ formErrors: ["Failed to change password."], hideFields }) },
       { status: 400 },
     );
   }
+  // The password changed: every session of the account ends (record 015). This
+  // browser is not signed in to it (the flow is for visitors), so all of them go.
+  await endSessionsOf(context, restore.email);
   session.unset("restore");
   session.flash("notice", "Your password has been changed. Log in with your new password.");
   return redirect("/login", { headers: { "Set-Cookie": await commitSession(session, context) } });
@@ -188,7 +221,7 @@ function EmailStep({ result }: { result: Result }) {
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
-      <HoneypotInputs />
+      <HoneypotInputs className="honeypot" />
       <p>Enter the e-mail address of the wallet you want to restore.</p>
       <Field meta={fields.email} label="Email" type="email" autoComplete="username" inputMode="email" />
       <FormErrors id={form.errorId} errors={form.errors} />
@@ -222,7 +255,7 @@ function WordsStep({ result }: { result: Result }) {
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
       <AuthenticityTokenInput />
-      <HoneypotInputs />
+      <HoneypotInputs className="honeypot" />
       <p id="words-help">
         Enter your 12-word phrase, one word per box, in order. You can paste the whole phrase into the first
         box.
@@ -270,7 +303,7 @@ function PasswordStep({ result }: { result: Result }) {
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
-      <HoneypotInputs />
+      <HoneypotInputs className="honeypot" />
       <p>Your phrase is correct. Choose a new password for your wallet.</p>
       <Field
         meta={fields.password}

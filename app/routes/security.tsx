@@ -4,7 +4,7 @@ import { useCallback, useEffect, useRef, useState } from "react";
 import { data, Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { z } from "zod";
-import { backend } from "../api.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { WRONG_PASSWORD } from "../auth.server";
 import { useAutoHide } from "../components/auto-hide";
 import { CopyButton } from "../components/copy-button";
@@ -30,8 +30,9 @@ export function meta() {
 }
 
 // Nothing on this page may be kept by a cache: step 2 carries the phrase.
-export function headers() {
-  return { "Cache-Control": "no-store" };
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  // A limited attempt's Retry-After goes out with the page too (record 013).
+  return { "Cache-Control": "no-store", ...retryAfterOf(actionHeaders) };
 }
 
 // Step 1 only: the phrase is never in a loader (a reload or Back shows step 1).
@@ -50,8 +51,20 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ step: 1 as const, result: submission.reply({ hideFields }) }, { status: 400 });
   }
-  const login = await backend(context).login({ email: user.email, password: submission.value.password });
+  // `purpose` tells the backend's audit log a reveal from a sign-in (record 015).
+  const login = await backend(context).login({
+    email: user.email,
+    password: submission.value.password,
+    purpose: "reveal",
+  });
   if (!login.ok) {
+    const limited = limitedAnswer(login);
+    if (limited) {
+      return data(
+        { step: 1 as const, result: submission.reply({ formErrors: [limited.message], hideFields }) },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     const reply =
       login.kind === "network"
         ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })

@@ -1,6 +1,6 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
-import { backend } from "../api.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { SUPPORT_TEXTS, SupportPage, supportSchema } from "../components/support-modal";
 import { readForm } from "../forms.server";
 import { commitSession, requireUser, services } from "../session.server";
@@ -41,6 +41,11 @@ export function meta() {
   return [{ title: "Support — Coinkeep" }];
 }
 
+// A limited attempt's Retry-After goes out with the page too (record 013).
+export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
+  return retryAfterOf(actionHeaders);
+}
+
 // The modal lives on the page it was opened on (`?modal=support`); /support
 // itself shows the same form as a page (where a post without scripts that
 // needs correcting comes back to).
@@ -71,6 +76,13 @@ export async function action({ request, context }: Route.ActionArgs) {
     clientIp === undefined ? {} : { clientIp },
   );
   if (!sent.ok) {
+    const limited = limitedAnswer(sent);
+    if (limited) {
+      return data(
+        { result: submission.reply({ formErrors: [limited.message] }), returnTo },
+        { status: limited.status, headers: limited.headers },
+      );
+    }
     const fieldErrors: Record<string, string[]> = {};
     const formErrors: string[] = [];
     if (sent.kind === "rejected") {

@@ -7,7 +7,7 @@
 // Each POST route passes the same checks, in this order:
 //   404 unknown path · 405 wrong method · 415 not application/json ·
 //   413 body over maxBodyBytes · 400 malformed JSON / not an object ·
-//   400 missing or unknown platform · 400 schema (strict objects).
+//   400 missing or unknown platform · 400 schema (unknown fields ignored).
 //
 // The handler's optional second argument is the connection's address (as
 // @remix-run/node-fetch-server passes it); call 12 records the sender's IP
@@ -20,10 +20,20 @@ import type { AppDb } from "../db/index.ts";
 import {
   changePassword,
   checkCredentials,
+  checkRestorePhrase,
   createAccount,
   login,
   type AccountsContext,
+  type CheckCredentialsResult,
 } from "../domain/accounts.ts";
+import {
+  createRateLimiter,
+  DEFAULT_RATE_LIMITS,
+  isLimited,
+  type Limited,
+  type RateLimiter,
+  type RateLimitPolicy,
+} from "../domain/rate-limits.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
 import type { UsdtNetwork } from "../domain/addresses.ts";
 import { openMessage, storeSupportMessage, type SupportMessageInput } from "../domain/messages.ts";
@@ -68,11 +78,17 @@ export interface ApiHandlerOptions {
   usdPrice?: (coin: Ticker) => Promise<string | null>;
   /** The network USDT addresses are checked for; default erc20. */
   usdtNetwork?: UsdtNetwork;
+  /** The abuse limits (record 013); default DEFAULT_RATE_LIMITS. "off" only for tests and benchmarks. */
+  rateLimits?: RateLimitPolicy | "off";
+  /** The clock of the rate limits; default the system clock (tests move it). */
+  now?: () => Date;
 }
 
 interface RouteContext extends AccountsContext {
   usdPrice: (coin: Ticker) => Promise<string | null>;
   usdtNetwork: UsdtNetwork;
+  /** The abuse limits (record 013); null only when configured off (RATE_LIMITS=off, never in production). */
+  limits: RateLimiter | null;
 }
 
 /** What a route knows about the request besides its body. */
@@ -119,7 +135,47 @@ export const MESSAGES = {
   messageNotFound: "Message not found.",
   messageOpened: "Message opened.",
   messageSent: "Message sent!",
+  accountLocked:
+    "Too many failed attempts. Restore your wallet with your 12-word phrase to unlock this account.",
 } as const;
+
+/** The one answer of a request refused for too many attempts; `seconds` is also its Retry-After. */
+export function tooManyAttempts(seconds: number): string {
+  return `Too many attempts. Try again in ${seconds} seconds.`;
+}
+
+/** 429 with Retry-After for a wait; 423 for a locked account (there is no time to wait for). */
+export function limitedResponse(limited: Limited): Response {
+  if (limited.kind === "locked") return failure(423, MESSAGES.accountLocked);
+  const seconds = limited.retryAfterSeconds;
+  return failure(429, tooManyAttempts(seconds), { headers: { "retry-after": String(seconds) } });
+}
+
+/** `limited` is set when the answer must be the limit's, not the check's. */
+type WordsCheck = Extract<CheckCredentialsResult, { ok: true }> | { ok: false; limited?: Response };
+
+/**
+ * An e-mail + words check under the limits: refused without checking while
+ * this address's backoff for the account runs (or its failure window is
+ * full); a failure is counted; a correct phrase is never counted.
+ */
+async function checkWords(
+  ctx: RouteContext,
+  info: RequestInfo,
+  email: string,
+  words: string | readonly string[],
+  check: typeof checkCredentials = checkCredentials,
+): Promise<WordsCheck> {
+  const before = await ctx.limits?.beforeWordsCheck(email, info.senderIp);
+  if (isLimited(before)) return { ok: false, limited: limitedResponse(before) };
+  const result = await check(ctx, email, words);
+  if (result.ok) {
+    if (before?.hadFailures) await ctx.limits?.wordsCheckSucceeded(email, info.senderIp);
+    return result;
+  }
+  const limited = await ctx.limits?.wordsCheckFailed(email, info.senderIp);
+  return limited ? { ok: false, limited: limitedResponse(limited) } : { ok: false };
+}
 
 interface Route<S extends z.ZodType> {
   schema: S;
@@ -133,8 +189,10 @@ function route<S extends z.ZodType>(schema: S, run: Route<S>["run"]): Route<S> {
 const routes = new Map<string, Route<z.ZodType>>([
   [
     "/api/aml-authentication",
-    route(createAccountBody, async (ctx, body) => {
+    route(createAccountBody, async (ctx, body, info) => {
       if (body.password !== body.passwordConfirmed) return failure(400, MESSAGES.passwordsDoNotMatch);
+      const limited = await ctx.limits?.takeCreation(info.senderIp);
+      if (limited) return limitedResponse(limited);
       const result = await createAccount(ctx, body.email, body.password);
       if (!result.ok) return failure(409, MESSAGES.emailTaken);
       return json(200, {
@@ -147,8 +205,16 @@ const routes = new Map<string, Route<z.ZodType>>([
   ],
   [
     "/api/aml-authorization",
-    route(loginBody, async (ctx, body) => {
-      const result = await login(ctx, body.email, body.password);
+    route(loginBody, async (ctx, body, info) => {
+      // Reserved before the password is checked: a limited attempt is never checked (record 013).
+      const reservation = await ctx.limits?.beginPasswordCheck(body.email, info.senderIp);
+      if (isLimited(reservation)) return limitedResponse(reservation);
+      // Audited as a sign-in, a reveal or a restore lookup by `purpose` (record 015).
+      const result = await login(ctx, body.email, body.password, {
+        ip: info.senderIp,
+        purpose: body.purpose,
+      });
+      if (result.ok) await reservation?.succeeded();
       if (!result.ok) {
         return result.reason === "not-found"
           ? failure(404, MESSAGES.userNotFound)
@@ -163,34 +229,46 @@ const routes = new Map<string, Route<z.ZodType>>([
   ],
   [
     "/api/check-if-logged-in",
-    route(phraseBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(phraseBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       return json(200, { success: true, user: { email: result.email, userId: result.userId } });
     }),
   ],
   [
     "/api/request-change-password",
-    route(phraseBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.wrongPhrase);
+    route(phraseBody, async (ctx, body, info) => {
+      // The restore's phrase check is audited (record 015).
+      const result = await checkWords(ctx, info, body.email, body.twelveWords, (c, email, words) =>
+        checkRestorePhrase(c, email, words, { ip: info.senderIp }),
+      );
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.wrongPhrase);
       return json(200, { success: true, message: MESSAGES.phraseAccepted });
     }),
   ],
   [
     "/api/aml-client-change-password",
-    route(changePasswordBody, async (ctx, body) => {
+    route(changePasswordBody, async (ctx, body, info) => {
       if (body.password !== body.confirmPassword) return failure(400, MESSAGES.passwordsDoNotMatch);
-      const result = await changePassword(ctx, body.email, body.twelveWords, body.password);
-      if (!result.ok) return failure(401, MESSAGES.wrongPhrase);
+      const before = await ctx.limits?.beforeWordsCheck(body.email, info.senderIp);
+      if (isLimited(before)) return limitedResponse(before);
+      const result = await changePassword(ctx, body.email, body.twelveWords, body.password, {
+        ip: info.senderIp,
+      });
+      if (!result.ok) {
+        const limited = await ctx.limits?.wordsCheckFailed(body.email, info.senderIp);
+        return limited ? limitedResponse(limited) : failure(401, MESSAGES.wrongPhrase);
+      }
+      // A restore by phrase lifts the account's password lock (record 013).
+      await ctx.limits?.restored(body.email, info.senderIp);
       return json(200, { success: true, message: MESSAGES.passwordChanged });
     }),
   ],
   [
     "/api/aml-client-balances",
-    route(clientBalancesBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(clientBalancesBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       const data = await clientBalances(ctx.db, result.userId, {
         ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
         ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
@@ -200,9 +278,9 @@ const routes = new Map<string, Route<z.ZodType>>([
   ],
   [
     "/api/request-nonbtc-wallet",
-    route(walletRequestBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(walletRequestBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       // The call's name is historical: any supported coin, BTC included, is requested here.
       const coin = coinFor(body.request_text.trim());
       if (!coin) return failure(400, MESSAGES.unsupportedCoin);
@@ -217,17 +295,17 @@ const routes = new Map<string, Route<z.ZodType>>([
   ],
   [
     "/api/aml-new-messages-count",
-    route(newMessagesCountBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelvewords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(newMessagesCountBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelvewords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       return json(200, { newMessagesCount: await unreadMessagesCount(ctx.db, result.userId) });
     }),
   ],
   [
     "/api/request-transaction",
-    route(requestTransactionBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(requestTransactionBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       const sent = await requestSend(ctx.db, {
         userId: result.userId,
         walletId: body.wallet_id,
@@ -242,9 +320,9 @@ const routes = new Map<string, Route<z.ZodType>>([
   ],
   [
     "/api/aml-message-open-status",
-    route(messageOpenBody, async (ctx, body) => {
-      const result = await checkCredentials(ctx, body.email, body.twelveWords);
-      if (!result.ok) return failure(401, MESSAGES.invalidCredentials);
+    route(messageOpenBody, async (ctx, body, info) => {
+      const result = await checkWords(ctx, info, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? failure(401, MESSAGES.invalidCredentials);
       // Another user's message, an unknown id and a malformed one: one answer, nothing changed.
       const opened = await openMessage(ctx.db, result.userId, body.messageId);
       if (!opened.ok) return failure(404, MESSAGES.messageNotFound);
@@ -265,8 +343,12 @@ const routes = new Map<string, Route<z.ZodType>>([
               phone: body.phone,
               comment: body.comment,
             };
+      const taken = await ctx.limits?.takeMessage(info.senderIp);
+      if (isLimited(taken)) return limitedResponse(taken);
       const stored = await storeSupportMessage(ctx.db, input, { ip: info.senderIp });
       if (!stored.ok) {
+        // A refused message does not use up the sender's allowance.
+        await taken?.giveBack();
         const [first] = stored.issues;
         return failure(400, first?.message ?? MESSAGES.invalidRequest, { issues: stored.issues });
       }
@@ -336,6 +418,24 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     keys: deriveServerKeys(opts.backendSecret),
     usdPrice: opts.usdPrice ?? (() => Promise.resolve(null)),
     usdtNetwork: opts.usdtNetwork ?? "erc20",
+    limits:
+      opts.rateLimits === "off"
+        ? null
+        : createRateLimiter({
+            db: opts.db,
+            secret: opts.backendSecret,
+            policy: opts.rateLimits ?? DEFAULT_RATE_LIMITS,
+            ...(opts.now ? { now: opts.now } : {}),
+          }),
+  };
+  // Quiet counters are dropped every 10 minutes, by whichever request comes first.
+  let lastPurge = Date.now();
+  const purgeNow = () => {
+    if (!ctx.limits || Date.now() - lastPurge < 10 * 60_000) return;
+    lastPurge = Date.now();
+    ctx.limits.purge().catch((error: unknown) => {
+      log.warn("could not purge rate limits", { error: error instanceof Error ? error.name : "unknown" });
+    });
   };
   const platform = opts.platform;
 
@@ -360,6 +460,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
 
     const parsed = found.schema.safeParse(body);
     if (!parsed.success) return failure(400, MESSAGES.invalidRequest, { issues: toIssues(parsed.error) });
+    purgeNow();
     return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client) });
   }
 

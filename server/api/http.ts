@@ -72,11 +72,20 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
   }
 }
 
+/**
+ * Keys dropped from every parsed body, at any depth. JSON.parse itself makes
+ * "__proto__" an own property (it never sets the prototype), but a later
+ * spread, merge or `obj[key] = …` copy of such an object could; dropping them
+ * here means no code after the parser ever sees one (issue 6).
+ */
+const POLLUTING_KEYS = new Set(["__proto__", "constructor", "prototype"]);
+
 /** Parses the body text into a plain JSON object, or says why it is not one. */
 export function parseJsonObject(text: string): Record<string, unknown> | Rejection {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A reviver that returns undefined deletes the key from its holder.
+    value = JSON.parse(text, (key, item: unknown) => (POLLUTING_KEYS.has(key) ? undefined : item));
   } catch {
     return new Rejection(failure(400, "Malformed JSON body."));
   }

@@ -1,6 +1,8 @@
-// Request bodies of the API routes. Strict objects: unknown fields (including
-// "__proto__") are refused, and the parsed output only ever holds known keys.
-// Issue messages never repeat the submitted values.
+// Request bodies of the API routes. Unknown fields are ignored (record 004,
+// issue 6): zod's plain objects strip them, so the parsed output only ever
+// holds known keys, and "__proto__", "constructor" and "prototype" are
+// dropped by parseJsonObject before any schema runs. Wrong types and missing fields are
+// still refused. Issue messages never repeat the submitted values.
 import { z } from "zod";
 import { normalisePhrase, PHRASE_WORDS } from "../domain/crypto.ts";
 
@@ -30,18 +32,28 @@ export const twelveWords = z
     }
   });
 
-export const createAccountBody = z.strictObject({
+export const createAccountBody = z.object({
   platform,
   email,
   password,
   passwordConfirmed: password,
 });
 
-export const loginBody = z.strictObject({ platform, email, password });
+/**
+ * Call 2. `purpose` is our addition (record 015): "reveal" (the security page)
+ * or "restore" (the restore flow's e-mail lookup) name the audit event; absent
+ * is a sign-in. It changes nothing else about the answer.
+ */
+export const loginBody = z.object({
+  platform,
+  email,
+  password,
+  purpose: z.enum(["reveal", "restore"], 'Must be "reveal" or "restore".').optional(),
+});
 
-export const phraseBody = z.strictObject({ platform, email, twelveWords });
+export const phraseBody = z.object({ platform, email, twelveWords });
 
-export const changePasswordBody = z.strictObject({
+export const changePasswordBody = z.object({
   platform,
   email,
   twelveWords,
@@ -50,7 +62,7 @@ export const changePasswordBody = z.strictObject({
 });
 
 /** Call 4: optional paging of the transactions (newest first). */
-export const clientBalancesBody = z.strictObject({
+export const clientBalancesBody = z.object({
   platform,
   email,
   twelveWords,
@@ -67,7 +79,7 @@ export const clientBalancesBody = z.strictObject({
 });
 
 /** Call 5: request_text is the ticker, in any case; an unknown one is answered by the route. */
-export const walletRequestBody = z.strictObject({
+export const walletRequestBody = z.object({
   platform,
   email,
   twelveWords,
@@ -75,7 +87,7 @@ export const walletRequestBody = z.strictObject({
 });
 
 /** Call 7: the words arrive as `twelvewords`, all lower-case (spec section 7 notes). */
-export const newMessagesCountBody = z.strictObject({ platform, email, twelvewords: twelveWords });
+export const newMessagesCountBody = z.object({ platform, email, twelvewords: twelveWords });
 
 /** A decimal amount as the clients send it: a string, or a JSON number (read by its shortest decimal text). */
 const decimalInput = z.union([z.string().max(256, "Must be at most 256 characters."), z.number()], {
@@ -89,7 +101,7 @@ const decimalInput = z.union([z.string().max(256, "Must be at most 256 character
  * itself). idempotency_key is our addition: the same key again answers the
  * first answer and creates nothing.
  */
-export const requestTransactionBody = z.strictObject({
+export const requestTransactionBody = z.object({
   platform,
   email,
   twelveWords,
@@ -109,7 +121,7 @@ export const requestTransactionBody = z.strictObject({
  * that names no message the caller can see (malformed included) is answered
  * by the route, the same way as another user's message.
  */
-export const messageOpenBody = z.strictObject({
+export const messageOpenBody = z.object({
   platform,
   email,
   twelveWords,
@@ -118,24 +130,38 @@ export const messageOpenBody = z.strictObject({
 
 /**
  * Call 12, a support message (full_name present, phone optional) or a contact
- * message (email and comment only). Only types are checked here; the field
+ * message (email and comment only). The presence of full_name picks the kind
+ * (record 011); every other field is then read by that kind's shape, so a
+ * contact body with a stray `phone` is still a contact message and the phone
+ * is ignored like any unknown field. Only types are checked here; the field
  * rules and their texts (spec section 5) are the route's, so a refusal names
  * the field with the text the sender sees.
  */
-export const requestMessageBody = z
-  .strictObject({
-    platform,
-    email: z.string("Must be a string."),
-    full_name: z.string("Must be a string.").optional(),
-    phone: z.string("Must be a string.").optional(),
-    comment: z.string("Must be a string."),
-  })
-  .superRefine((body, ctx) => {
-    if (body.phone !== undefined && body.full_name === undefined) {
-      ctx.addIssue({
-        code: "custom",
-        path: ["phone"],
-        message: "A phone is only accepted with full_name (a support message).",
-      });
-    }
-  });
+const supportMessageBody = z.object({
+  platform,
+  email: z.string("Must be a string."),
+  full_name: z.string("Must be a string."),
+  phone: z.string("Must be a string.").optional(),
+  comment: z.string("Must be a string."),
+});
+const contactMessageBody = z.object({
+  platform,
+  email: z.string("Must be a string."),
+  comment: z.string("Must be a string."),
+});
+
+export type RequestMessageBody =
+  | z.output<typeof supportMessageBody>
+  | (z.output<typeof contactMessageBody> & { full_name?: undefined; phone?: undefined });
+
+const pickMessageKind = z.unknown().transform((body, ctx): RequestMessageBody => {
+  const isSupport = typeof body === "object" && body !== null && Object.hasOwn(body, "full_name");
+  const parsed = (isSupport ? supportMessageBody : contactMessageBody).safeParse(body);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues)
+    ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+  return z.NEVER;
+});
+
+/** `shape` lists every field either kind reads, as the other bodies' objects do. */
+export const requestMessageBody = Object.assign(pickMessageKind, { shape: supportMessageBody.shape });

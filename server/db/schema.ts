@@ -43,11 +43,23 @@ export const webSessions = pgTable(
     /** Hex SHA-256 of the session token; the token itself is never stored. */
     id: text("id").primaryKey(),
     data: text("data").notNull(),
+    /**
+     * Whose session this is, so a restore can end them all: hex HMAC-SHA-256 of
+     * the normalised e-mail under the session secret (never the e-mail itself).
+     * NULL while nobody is signed in on it.
+     */
+    owner: text("owner"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The idle deadline, never later than created_at + the absolute lifetime. */
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
   },
-  (t) => [index("web_sessions_expires_at_idx").on(t.expiresAt)],
+  (t) => [
+    index("web_sessions_expires_at_idx").on(t.expiresAt),
+    index("web_sessions_owner_idx")
+      .on(t.owner)
+      .where(sql`owner IS NOT NULL`),
+  ],
 );
 
 export type User = typeof users.$inferSelect;
@@ -343,3 +355,29 @@ export type Withdrawal = typeof withdrawals.$inferSelect;
 export type Message = typeof messages.$inferSelect;
 export type AuditEntry = typeof auditLog.$inferSelect;
 export type SupportMessage = typeof supportMessages.$inferSelect;
+
+/**
+ * Abuse limits shared by every process (server/domain/rate-limits.ts, record
+ * 013). One row per counter. `key` is hex HMAC-SHA-256 of the counter's scope
+ * and subject (normalised e-mail and/or IP address) under a key derived from
+ * the backend secret, so the table holds no e-mail and no address.
+ */
+export const rateLimits = pgTable(
+  "rate_limits",
+  {
+    key: text("key").primaryKey(),
+    /** Which limit: 'login-account', 'login-account-ip', 'words-account-ip', 'ip-failures', … */
+    scope: text("scope").notNull(),
+    /** Consecutive failures, or attempts in the current window. */
+    hits: bigint("hits", { mode: "number" }).notNull(),
+    windowStartedAt: timestamp("window_started_at", { withTimezone: true, precision: 3 }).notNull(),
+    /** No attempt is even checked before this instant (a backoff); NULL: none. */
+    blockedUntil: timestamp("blocked_until", { withTimezone: true, precision: 3 }),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    check("rate_limits_hits_nonnegative", sql`hits >= 0`),
+    // The purge of idle counters.
+    index("rate_limits_scope_updated_idx").on(t.scope, t.updatedAt),
+  ],
+);

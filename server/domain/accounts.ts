@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import type { AppDb } from "../db/index.ts";
-import { users } from "../db/schema.ts";
+import { users, type User } from "../db/schema.ts";
 import {
   decryptPhrase,
   derivePhraseKey,
@@ -18,6 +18,7 @@ import {
   verifyPassword,
   type ServerKeys,
 } from "./crypto.ts";
+import { recordSecurityEvent, type AuditInfo, type SecurityAction } from "./security-audit.ts";
 
 export interface AccountsContext {
   db: AppDb;
@@ -87,19 +88,57 @@ export async function createAccount(
   return { ok: true, userId, words };
 }
 
-export async function login(ctx: AccountsContext, rawEmail: string, password: string): Promise<LoginResult> {
+/** Why call 2 checks a password (record 015); absent: a sign-in. */
+export type LoginPurpose = "reveal" | "restore";
+
+export interface LoginAudit extends AuditInfo {
+  purpose?: LoginPurpose | undefined;
+}
+
+/**
+ * Call 2. With `audit`, the outcome is written to the audit log: a sign-in, a
+ * phrase reveal, or the restore flow's e-mail lookup (which probes with a
+ * throw-away password, so its "wrong password" is the lookup succeeding).
+ */
+export async function login(
+  ctx: AccountsContext,
+  rawEmail: string,
+  password: string,
+  audit?: LoginAudit,
+): Promise<LoginResult> {
+  const result = await checkLogin(ctx, rawEmail, password);
+  if (audit) {
+    const purpose = audit.purpose;
+    const email = result.user?.email ?? null;
+    const userId = result.user?.id ?? null;
+    let action: SecurityAction;
+    if (result.ok) action = purpose === "reveal" ? "auth.reveal" : "auth.login";
+    else if (purpose === "restore") action = result.user ? "restore.lookup" : "restore.lookup.failed";
+    else action = purpose === "reveal" ? "auth.reveal.failed" : "auth.login.failed";
+    const reason = result.ok ? undefined : result.user ? "wrong-password" : "unknown-email";
+    await recordSecurityEvent(ctx.db, { action, email, userId, ...(reason ? { reason } : {}) }, audit);
+  }
+  return result.answer;
+}
+
+async function checkLogin(
+  ctx: AccountsContext,
+  rawEmail: string,
+  password: string,
+): Promise<{ ok: boolean; user: User | undefined; answer: LoginResult }> {
   const email = normaliseEmail(rawEmail);
   const user = await findByEmail(ctx.db, email);
   if (!user) {
     await verifyDummyPassword(password);
-    return { ok: false, reason: "not-found" };
+    return { ok: false, user, answer: { ok: false, reason: "not-found" } };
   }
-  if (!(await verifyPassword(user.passwordHash, password))) return { ok: false, reason: "wrong-password" };
+  if (!(await verifyPassword(user.passwordHash, password)))
+    return { ok: false, user, answer: { ok: false, reason: "wrong-password" } };
   const key = await derivePhraseKey(ctx.keys, password, user.phraseKdfSalt);
   const phrase = decryptPhrase(key, user.id, user.phraseCiphertext);
   // The password verified, so a failure here means damaged data or a changed backend secret.
   if (phrase === null) throw new Error("Stored phrase could not be decrypted");
-  return { ok: true, email: user.email, words: phrase.split(" ") };
+  return { ok: true, user, answer: { ok: true, email: user.email, words: phrase.split(" ") } };
 }
 
 /** Same answer for an unknown e-mail and a wrong phrase. */
@@ -108,10 +147,38 @@ export async function checkCredentials(
   rawEmail: string,
   phrase: string | readonly string[],
 ): Promise<CheckCredentialsResult> {
+  const { user, matches } = await findCredentials(ctx, rawEmail, phrase);
+  if (!user || !matches) return { ok: false, reason: "invalid" };
+  return { ok: true, userId: user.id, email: user.email };
+}
+
+async function findCredentials(ctx: AccountsContext, rawEmail: string, phrase: string | readonly string[]) {
   const email = normaliseEmail(rawEmail);
   const user = await findByEmail(ctx.db, email);
   // Compare against a placeholder for an unknown e-mail so both paths do the same work.
   const matches = phraseMatches(ctx.keys, phrase, user?.phraseHmac ?? "0".repeat(64));
+  return { user, matches };
+}
+
+/** Call 10, the restore flow's phrase check: checkCredentials, audited. */
+export async function checkRestorePhrase(
+  ctx: AccountsContext,
+  rawEmail: string,
+  phrase: string | readonly string[],
+  audit: AuditInfo,
+): Promise<CheckCredentialsResult> {
+  const { user, matches } = await findCredentials(ctx, rawEmail, phrase);
+  const ok = Boolean(user && matches);
+  await recordSecurityEvent(
+    ctx.db,
+    {
+      action: ok ? "restore.phrase" : "restore.phrase.failed",
+      email: user?.email ?? null,
+      userId: user?.id ?? null,
+      ...(ok ? {} : { reason: user ? ("wrong-phrase" as const) : ("unknown-email" as const) }),
+    },
+    audit,
+  );
   if (!user || !matches) return { ok: false, reason: "invalid" };
   return { ok: true, userId: user.id, email: user.email };
 }
@@ -125,11 +192,28 @@ export async function changePassword(
   rawEmail: string,
   phrase: string | readonly string[],
   newPassword: string,
+  audit?: AuditInfo,
 ): Promise<ChangePasswordResult> {
   const email = normaliseEmail(rawEmail);
   const normalised = normalisePhrase(phrase);
-  const found = await checkCredentials(ctx, email, normalised);
-  if (!found.ok) return found;
+  const refused = async (user: User | undefined) => {
+    if (audit) {
+      await recordSecurityEvent(
+        ctx.db,
+        {
+          action: "auth.password.change.failed",
+          email: user?.email ?? null,
+          userId: user?.id ?? null,
+          reason: user ? "wrong-phrase" : "unknown-email",
+        },
+        audit,
+      );
+    }
+    return { ok: false, reason: "invalid" } as const;
+  };
+  const { user: known, matches } = await findCredentials(ctx, email, normalised);
+  if (!known || !matches) return refused(known);
+  const found = { userId: known.id };
 
   // The expensive hashing happens before the transaction so the row lock (and,
   // on PGlite, the whole database) is held only for the short write.
@@ -140,18 +224,28 @@ export async function changePassword(
   ]);
   const phraseCiphertext = encryptPhrase(phraseKey, found.userId, normalised);
 
-  return ctx.db.transaction(async (tx) => {
+  const changed = await ctx.db.transaction(async (tx) => {
     const rows = await tx.select().from(users).where(eq(users.id, found.userId)).for("update");
     const user = rows[0];
     // Checked again under the lock: the row may have gone or changed meanwhile.
     if (!user || user.email !== email || !phraseMatches(ctx.keys, normalised, user.phraseHmac)) {
-      return { ok: false, reason: "invalid" } as const;
+      return false;
     }
     const now = new Date();
     await tx
       .update(users)
       .set({ passwordHash, phraseKdfSalt: kdfSalt, phraseCiphertext, updatedAt: now, passwordChangedAt: now })
       .where(eq(users.id, user.id));
-    return { ok: true } as const;
+    // In the change's own transaction: no password change without its audit row.
+    if (audit) {
+      await recordSecurityEvent(
+        tx,
+        { action: "auth.password.changed", email: user.email, userId: user.id },
+        audit,
+      );
+    }
+    return true;
   });
+  if (!changed) return refused(undefined);
+  return { ok: true };
 }

@@ -17,7 +17,7 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { createBackendClient, type BackendClient } from "../../app/backend.server.ts";
 import type { Ticker } from "../../common/coins.ts";
-import { createApiHandler, type ApiHandler } from "../../server/api/handler.ts";
+import { createApiHandler, type ApiHandler, type ApiHandlerOptions } from "../../server/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/db/index.ts";
 import { users } from "../../server/db/schema.ts";
 
@@ -51,7 +51,7 @@ function pgliteBuildKey(): string {
 
 let template: Promise<string | undefined> | undefined;
 
-async function pgliteTemplate(): Promise<string | undefined> {
+export async function pgliteTemplate(): Promise<string | undefined> {
   template ??= (async () => {
     try {
       const dir = path.join(tmpdir(), `coinkeep-pglite-template-${pgliteBuildKey()}`);
@@ -148,15 +148,25 @@ export const TEST_USD_PRICES: Readonly<Record<Ticker, string>> = {
   XRP: "0.55",
 };
 
+/**
+ * The API as the tests use it. The abuse limits (record 013) are off unless a
+ * test asks for them: these tests send the same wrong credentials many times
+ * on purpose. tests/backend/rate-limits.test.ts tests the limits themselves.
+ */
 export function createTestHandler(
   db: AppDb,
-  opts: { maxBodyBytes?: number; usdPrice?: (coin: Ticker) => Promise<string | null> } = {},
+  opts: {
+    maxBodyBytes?: number;
+    usdPrice?: (coin: Ticker) => Promise<string | null>;
+    rateLimits?: ApiHandlerOptions["rateLimits"];
+  } = {},
 ): ApiHandler {
   return createApiHandler({
     db,
     platform: PLATFORM,
     backendSecret: BACKEND_SECRET,
     usdPrice: (coin) => Promise.resolve(TEST_USD_PRICES[coin]),
+    rateLimits: "off",
     ...opts,
   });
 }

@@ -8,6 +8,7 @@ import {
 } from "@playwright/test";
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
+import { appendFileSync } from "node:fs";
 
 export const PLATFORM = "CK";
 
@@ -19,6 +20,28 @@ export interface TestUser {
 
 export function uniqueEmail(tag: string): string {
   return `${tag}-${randomUUID().slice(0, 8)}@example.com`;
+}
+
+/** What tests/e2e/logs-teardown.ts looks for in the servers' log. */
+export type SecretKind = "password" | "phrase" | "cookie";
+
+/**
+ * Notes a secret this run used, so the teardown can check that the servers
+ * never logged it (record 015). Call it for every password and phrase a test
+ * makes up or is given.
+ */
+export function recordSecret(kind: SecretKind, value: string | readonly string[]) {
+  const file = process.env.E2E_SECRETS_FILE;
+  if (!file) return;
+  const text = typeof value === "string" ? value : value.join(" ");
+  if (text) appendFileSync(file, `${JSON.stringify({ kind, value: text })}\n`);
+}
+
+/** Notes the session cookies the browser holds now (see recordSecret). */
+export async function recordSessionCookies(context: BrowserContext) {
+  for (const cookie of await context.cookies()) {
+    if (cookie.name.endsWith("ck_session")) recordSecret("cookie", cookie.value);
+  }
 }
 
 /** Creates an account through the backend API, as a real client would. */
@@ -33,6 +56,8 @@ export async function createUser(request: APIRequestContext, tag = "user"): Prom
   const body = (await response.json()) as { success: boolean; twelveWords: string[] };
   expect(body.success).toBe(true);
   expect(body.twelveWords).toHaveLength(12);
+  recordSecret("password", password);
+  recordSecret("phrase", body.twelveWords);
   return { email, password, words: body.twelveWords };
 }
 
@@ -44,6 +69,7 @@ export function jsEnabled(testInfo: TestInfo): boolean {
 export async function visit(page: Page, url: string, testInfo: TestInfo) {
   await page.goto(url);
   await waitForReady(page, testInfo);
+  await recordSessionCookies(page.context());
 }
 
 export async function waitForReady(page: Page, testInfo: TestInfo) {
@@ -91,6 +117,7 @@ export async function login(page: Page, testInfo: TestInfo, user: { email: strin
   await page.getByRole("button", { name: "Log In" }).click();
   await expect(page).toHaveURL(/\/home$/);
   await waitForReady(page, testInfo);
+  await recordSessionCookies(page.context());
 }
 
 /**
@@ -103,7 +130,7 @@ export function ops(...args: string[]): string {
   return execFileSync(process.execPath, ["server/ops/cli.ts", ...args], {
     env: { ...process.env, DATA_DIR: dataDir, OPERATOR: "e2e-operator" },
     encoding: "utf8",
-    timeout: 30_000,
+    timeout: 90_000,
   });
 }
 

@@ -1,0 +1,139 @@
+// Sessions in the browser, with and without scripts (record 015): a restore
+// ends every other session of the account; a forged or altered cookie is just
+// a visitor; Exit deletes the session on the server, not only the cookie.
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import {
+  createUser,
+  jsEnabled,
+  login,
+  recordSecret,
+  recordSessionCookies,
+  visit,
+  waitForReady,
+} from "./helpers";
+
+async function newPage(browser: Browser, testInfo: TestInfo) {
+  const context = await browser.newContext({
+    javaScriptEnabled: jsEnabled(testInfo),
+    baseURL: testInfo.project.use.baseURL,
+  });
+  return context.newPage();
+}
+
+function swap(text: string, at: number): string {
+  return text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);
+}
+
+/** The session cookie the page's browser holds. */
+async function sessionCookie(page: Page) {
+  const cookie = (await page.context().cookies()).find((c) => c.name.endsWith("ck_session"));
+  if (!cookie) throw new Error("no session cookie");
+  return cookie;
+}
+
+test("a restore ends the account's sessions in every other browser", async ({
+  browser,
+  page,
+  request,
+}, testInfo) => {
+  const user = await createUser(request, "sessions-restore");
+  await login(page, testInfo, user);
+  const elsewhere = await newPage(browser, testInfo);
+  await login(elsewhere, testInfo, user);
+
+  // A third browser restores the wallet with the phrase and a new password.
+  const restorer = await newPage(browser, testInfo);
+  await visit(restorer, "/restore-wallet", testInfo);
+  await restorer.getByLabel("Email").fill(user.email);
+  await restorer.getByRole("button", { name: "Next" }).click();
+  await expect(restorer.getByText("Step 2 of 3")).toBeVisible();
+  await waitForReady(restorer, testInfo);
+  for (let i = 0; i < 12; i++)
+    await restorer.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
+  await restorer.getByRole("button", { name: "Next" }).click();
+  await expect(restorer.getByText("Step 3 of 3")).toBeVisible();
+  const newPassword = `restored-${crypto.randomUUID()}`;
+  recordSecret("password", newPassword);
+  await restorer.getByLabel("New password").fill(newPassword);
+  await restorer.getByLabel("Confirm password").fill(newPassword);
+  await restorer.getByRole("button", { name: "Confirm" }).click();
+  await expect(restorer).toHaveURL(/\/login$/);
+  await expect(
+    restorer.getByText("Your password has been changed. Log in with your new password."),
+  ).toBeVisible();
+
+  // Both signed-in browsers are visitors now: a protected page sends them to the landing page.
+  for (const signedIn of [page, elsewhere]) {
+    await signedIn.goto("/home");
+    await expect(signedIn).toHaveURL(/\/$/);
+    await signedIn.goto("/security");
+    await expect(signedIn).toHaveURL(/\/$/);
+  }
+  // The restorer signs in with the new password as usual.
+  await login(restorer, testInfo, { email: user.email, password: newPassword });
+  await elsewhere.context().close();
+  await restorer.context().close();
+});
+
+test("forged, altered, truncated and random cookies are a visitor, never an error", async ({
+  page,
+  request,
+}, testInfo) => {
+  const user = await createUser(request, "sessions-forged");
+  await login(page, testInfo, user);
+  const cookie = await sessionCookie(page);
+  const value = cookie.value;
+  const decoded = decodeURIComponent(value);
+  const dot = decoded.lastIndexOf(".");
+  const variants: Record<string, string> = {
+    "altered signature": encodeURIComponent(swap(decoded, decoded.length - 2)),
+    "altered token": encodeURIComponent(swap(decoded, 2)),
+    truncated: value.slice(0, -5),
+    "unsigned token": encodeURIComponent(decoded.slice(0, dot)),
+    random: crypto.randomUUID().replaceAll("-", ""),
+    "bad encoding": "%E0%A4%A",
+  };
+  for (const [label, forged] of Object.entries(variants)) {
+    const answer = await request.get("/home", {
+      headers: { Cookie: `${cookie.name}=${forged}` },
+      maxRedirects: 0,
+    });
+    expect(answer.status(), label).toBe(302);
+    expect(answer.headers().location, label).toBe("/");
+    // A public page renders for them as for any visitor.
+    const landing = await request.get("/login", { headers: { Cookie: `${cookie.name}=${forged}` } });
+    expect(landing.status(), label).toBe(200);
+  }
+  // In the browser too: the altered cookie lands on the landing page, not an error page.
+  await page.context().addCookies([{ ...cookie, value: variants["altered signature"]! }]);
+  await page.goto("/home");
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.getByRole("heading", { level: 1 })).toBeVisible();
+});
+
+test("Exit deletes the session on the server: the old cookie is worth nothing", async ({
+  page,
+  request,
+}, testInfo) => {
+  const user = await createUser(request, "sessions-exit");
+  await login(page, testInfo, user);
+  const cookie = await sessionCookie(page);
+  const before = await request.get("/home", {
+    headers: { Cookie: `${cookie.name}=${cookie.value}` },
+    maxRedirects: 0,
+  });
+  expect(before.status()).toBe(200);
+
+  await visit(page, "/home?modal=exit", testInfo);
+  await page.getByRole("button", { name: "Yes" }).click();
+  await expect(page).toHaveURL(/\/$/);
+  await recordSessionCookies(page.context());
+
+  // Replaying the cookie the browser dropped: the row is gone.
+  const after = await request.get("/home", {
+    headers: { Cookie: `${cookie.name}=${cookie.value}` },
+    maxRedirects: 0,
+  });
+  expect(after.status()).toBe(302);
+  expect(after.headers().location).toBe("/");
+});
