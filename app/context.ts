@@ -20,6 +20,12 @@ export interface WebConfig {
   appUrl: string;
   /** The external exchange behind 'Buy Crypto' (USD to BTC). */
   buyCryptoUrl: string;
+  /**
+   * The session idle timeout (SESSION_IDLE_MINUTES): after this long without
+   * the user touching the page, the signed-in shell stops refreshing its data,
+   * so an open tab left alone times out too (record 015). Default 30 minutes.
+   */
+  sessionIdleMs?: number;
 }
 
 /**

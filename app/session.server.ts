@@ -6,7 +6,8 @@
 // Timeouts (record 015): the store ends a session after SESSION_IDLE_MINUTES
 // without activity and SESSION_MAX_HOURS after sign-in, on the row itself.
 // Every request that reads a live session is activity, except the signed-in
-// shell's background poll of the unread count: a tab left open still times out.
+// shell's background poll of the unread count; its 60 s data refresh runs only
+// while the user touches the page: a tab left open still times out.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
   createCookie,

@@ -114,6 +114,7 @@ export async function startHost(config: Config) {
       pricesBaseUrl: config.pricesUrl ?? `http://${config.host}:${config.port}/api`,
       appUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
       buyCryptoUrl: config.buyCryptoUrl,
+      sessionIdleMs: config.sessionIdleMs,
     },
     backendFetch: api,
     pricesFetch: feedsFetch,

@@ -45,6 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     view,
     unread: unread.ok ? unread.data.newMessagesCount : 0,
     buyCryptoUrl: config.buyCryptoUrl,
+    idleMs: config.sessionIdleMs ?? 30 * 60_000,
   };
 }
 
@@ -150,16 +151,38 @@ function ExitModal() {
   );
 }
 
-/** Balances, prices and rates refresh every 60 s while the page is visible (scripts on). */
-function usePolling(ms = 60_000) {
+/** What counts as the user touching the page (not merely having it open). */
+const INTERACTIONS = ["pointerdown", "keydown", "wheel", "touchstart", "scroll", "input"] as const;
+
+/**
+ * Balances, prices and rates refresh every 60 s while the page is visible
+ * (scripts on) and the user has touched the page within the session's idle
+ * timeout. A refresh is a page-data request, which the server counts as
+ * activity; a tab left alone therefore stops asking, its session runs out
+ * (record 015), and the next unread-count poll (a background request) takes
+ * it to the sign-in page.
+ */
+function usePolling(idleMs: number, ms = 60_000) {
   const revalidator = useRevalidator();
+  const lastTouched = useRef(0);
+  useEffect(() => {
+    lastTouched.current = Date.now();
+    const touched = () => {
+      lastTouched.current = Date.now();
+    };
+    for (const type of INTERACTIONS) window.addEventListener(type, touched, { passive: true, capture: true });
+    return () => {
+      for (const type of INTERACTIONS) window.removeEventListener(type, touched, { capture: true });
+    };
+  }, []);
   useEffect(() => {
     const timer = setInterval(() => {
-      if (document.visibilityState === "visible" && revalidator.state === "idle")
+      const recent = Date.now() - lastTouched.current < idleMs;
+      if (recent && document.visibilityState === "visible" && revalidator.state === "idle")
         void revalidator.revalidate();
     }, ms);
     return () => clearInterval(timer);
-  }, [revalidator, ms]);
+  }, [revalidator, ms, idleMs]);
 }
 
 /**
@@ -239,7 +262,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const exitUrl = useOpenUrl("exit");
   const supportUrl = useOpenUrl("support");
   const { view } = loaderData;
-  usePolling();
+  usePolling(loaderData.idleMs);
   const unread = useUnreadCount(loaderData);
   const burger = useRef<HTMLDetailsElement>(null);
   // Following a link in the burger menu (or opening a modal from it) closes the menu.

@@ -304,9 +304,38 @@ export function createRateLimiter(opts: RateLimiterOptions) {
       await reset([keys.account(email), keys.loginAccountIp(email, ip), keys.wordsAccountIp(email, ip)]);
     },
 
-    /** An operator's unlock: the account-wide counter (the lock) only. */
-    async unlockAccount(email: string): Promise<void> {
-      await reset([keys.account(email)]);
+    /**
+     * An operator's unlock: the account-wide counter (the lock) only. Returns
+     * the failures it cleared (0: there was nothing to unlock).
+     */
+    async unlockAccount(email: string): Promise<number> {
+      const key = keys.account(email);
+      const cleared = await db
+        .delete(rateLimits)
+        .where(eq(rateLimits.key, key))
+        .returning({ hits: rateLimits.hits });
+      return cleared[0]?.hits ?? 0;
+    },
+
+    /**
+     * The account-wide counters of these accounts (for the operator's list of
+     * locked accounts): consecutive failures and whether logins are locked.
+     */
+    async accountStates(
+      emails: readonly string[],
+    ): Promise<Map<string, { failures: number; locked: boolean }>> {
+      const byKey = new Map(emails.map((email) => [keys.account(email), email]));
+      const rows = await readRows([...byKey.keys()]);
+      const states = new Map<string, { failures: number; locked: boolean }>();
+      for (const [key, row] of rows) {
+        const email = byKey.get(key);
+        if (email === undefined || row.hits <= 0) continue;
+        states.set(email, {
+          failures: row.hits,
+          locked: row.hits >= policy.accountLockFailures,
+        });
+      }
+      return states;
     },
 
     /** One account creation (call 1) from this address; null address: not limited. */

@@ -17,7 +17,7 @@ import type { SendInfo } from "../domain/wallets.ts";
 // The database and domain modules load only once the arguments have passed the
 // checks that need no database, so --help and typos answer at once.
 async function loadBackend() {
-  const [config, db, schema, addresses, ledger, wallets, messages] = await Promise.all([
+  const [config, db, schema, addresses, ledger, wallets, messages, rateLimits] = await Promise.all([
     import("../config.ts"),
     import("../db/index.ts"),
     import("../db/schema.ts"),
@@ -25,6 +25,7 @@ async function loadBackend() {
     import("../domain/ledger.ts"),
     import("../domain/wallets.ts"),
     import("../domain/messages.ts"),
+    import("../domain/rate-limits.ts"),
   ]);
   return {
     loadConfig: config.loadConfig,
@@ -45,6 +46,9 @@ async function loadBackend() {
     sendMessage: messages.sendMessage,
     listSupportMessages: messages.listSupportMessages,
     forgetSenderAddresses: messages.forgetSenderAddresses,
+    createRateLimiter: rateLimits.createRateLimiter,
+    DEFAULT_RATE_LIMITS: rateLimits.DEFAULT_RATE_LIMITS,
+    users: schema.users,
   };
 }
 type Backend = Awaited<ReturnType<typeof loadBackend>>;
@@ -80,6 +84,8 @@ Commands:
   support [--kind support|contact]    support and contact messages, newest first
       [--limit <n>]                   at most n of them (default 100)
   forget-ips [--days <n>]             clear the sender addresses of messages older than n days (90)
+  locks                               accounts with failed password logins, and which are locked
+  unlock <email>                      lift an account's login lock after checking who asks
 
 Options:
   --as <name>   who you are, for the audit log (default: $OPERATOR, else your OS user name)
@@ -110,6 +116,19 @@ drive your terminal. --json prints them unescaped, as JSON strings.`,
 Clears the sender IP address kept with support and contact messages older than
 n days (default 90, decision record 011); the messages themselves stay. Writes
 one audit_log row (action support.forget-ips).`,
+  locks: `Usage: node server/ops/cli.ts locks [--json]
+
+Lists the accounts with consecutive failed password logins since their last
+successful login or restore, most first, and whether their password login is
+locked (after 100; decision record 013). The backoff after 5 failures is kept
+per account and address, so it is not shown here: it ends by itself.`,
+  unlock: `Usage: node server/ops/cli.ts unlock <email> [--as <name>] [--json]
+
+Lifts the login lock of an account that reached 100 consecutive failed
+password logins: the account's failure count starts again at 0.
+The owner can always lift it themselves by restoring with their 12 words; unlock
+only after checking that the person asking owns the account. Counters of single
+addresses stay. Writes one audit_log row (action account.unlock).`,
   requests: `Usage: node server/ops/cli.ts requests [--json]
 
 Lists the wallets users requested that have no address yet, oldest first:
@@ -843,6 +862,75 @@ const forgetIpsCommand = command({
   },
 });
 
+function limiterFor(ctx: Context, db: AppDb) {
+  return ctx.backend.createRateLimiter({
+    db,
+    secret: ctx.config.backendSecret,
+    policy: ctx.backend.DEFAULT_RATE_LIMITS,
+  });
+}
+
+const locksCommand = command({
+  changes: false,
+  check: (args) => expectArgs(args, 0, "locks"),
+  async run(ctx) {
+    // Counter keys are HMACs of the e-mail (record 013): look up every account's key.
+    const emails = (await ctx.db.select({ email: ctx.backend.users.email }).from(ctx.backend.users)).map(
+      (r) => r.email,
+    );
+    const limiter = limiterFor(ctx, ctx.db);
+    const found: { email: string; failures: number; locked: boolean }[] = [];
+    for (let i = 0; i < emails.length; i += 1000) {
+      const states = await limiter.accountStates(emails.slice(i, i + 1000));
+      for (const [email, state] of states)
+        found.push({ email, failures: state.failures, locked: state.locked });
+    }
+    found.sort((a, b) => b.failures - a.failures || a.email.localeCompare(b.email));
+    if (ctx.options.json) {
+      printJson(found);
+      return;
+    }
+    if (found.length === 0) {
+      out("No account has failed logins.");
+      return;
+    }
+    const rows = found.map((f) => [f.email, String(f.failures), f.locked ? "locked" : "open"]);
+    out(table(["E-MAIL", "FAILURES", "STATE"], rows, new Set([1])));
+    const locked = found.filter((f) => f.locked).length;
+    out(`\n${plural(found.length, "account")} with failed logins, ${locked} locked.`);
+  },
+});
+
+const unlockCommand = command({
+  changes: true,
+  check(args) {
+    expectArgs(args, 1, "unlock");
+    const email = (args[0] ?? "").trim();
+    if (email.length === 0) throw new CliError("The e-mail is empty.");
+    return { email };
+  },
+  async run(ctx, { email }: { email: string }) {
+    const user = await ctx.backend.findUserByEmail(ctx.db, email);
+    if (!user) throw new CliError(`No user with the e-mail ${email}.`);
+    const cleared = await ctx.db.transaction(async (tx) => {
+      const failures = await limiterFor(ctx, tx).unlockAccount(user.email);
+      if (failures > 0) {
+        await audit(ctx, tx, "account.unlock", user.userId, { email: user.email, failures });
+      }
+      return failures;
+    });
+    if (ctx.options.json) {
+      printJson({ email: user.email, clearedFailures: cleared });
+      return;
+    }
+    out(
+      cleared === 0
+        ? `${user.email} has no failed logins: nothing to unlock. Nothing changed.`
+        : `Unlocked ${user.email}: cleared ${plural(cleared, "failed login")}.`,
+    );
+  },
+});
+
 const COMMANDS: Record<string, Command<unknown>> = {
   requests: requestsCommand,
   "issue-address": issueAddressCommand,
@@ -854,6 +942,8 @@ const COMMANDS: Record<string, Command<unknown>> = {
   message: messageCommand,
   support: supportCommand,
   "forget-ips": forgetIpsCommand,
+  locks: locksCommand,
+  unlock: unlockCommand,
 };
 
 // ---------------------------------------------------------------------------

@@ -15,6 +15,7 @@ import { createAccount } from "../../server/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/domain/crypto.ts";
 import { creditDeposit, holdWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
 import { storeSupportMessage } from "../../server/domain/messages.ts";
+import { createRateLimiter, DEFAULT_RATE_LIMITS, isLimited } from "../../server/domain/rate-limits.ts";
 import { findSend, issueAddress, requestWallet, unreadMessagesCount } from "../../server/domain/wallets.ts";
 import { runInServer } from "../../server/ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "../../server/ops/socket.ts";
@@ -996,5 +997,88 @@ for (const { name, open, full } of targets) {
         },
       );
     });
+
+    test(
+      "locks lists accounts with failed logins; unlock lifts a lock once, with its audit row",
+      SLOW,
+      async () => {
+        const lockedEmail = uniqueEmail("locked");
+        const throttledEmail = uniqueEmail("throttled");
+        await target.withDb(async (db) => {
+          const ctx = { db, keys: deriveServerKeys(BACKEND_SECRET) };
+          for (const email of [lockedEmail, throttledEmail]) {
+            if (!(await createAccount(ctx, email, "pw")).ok) throw new Error("account");
+          }
+          // Real failures through the limiter: 100 spread over the past day and a half from
+          // many addresses (the backoff never holds them back), 6 just now from one address.
+          let at = Date.now() - 36 * 3600_000;
+          const past = createRateLimiter({
+            db,
+            secret: BACKEND_SECRET,
+            policy: DEFAULT_RATE_LIMITS,
+            now: () => new Date(at),
+          });
+          for (let i = 0; i < 100; i++) {
+            at += 16 * 60_000;
+            const attempt = await past.beginPasswordCheck(lockedEmail, `192.0.2.${(i % 50) + 1}`);
+            expect(isLimited(attempt)).toBe(false);
+          }
+          // 20 from one address, each after the previous backoff ended; the last a minute ago,
+          // which holds the account back for the backoff's cap (15 minutes).
+          at = Date.now() - 60_000 - 19 * 901_000;
+          for (let i = 0; i < 20; i++, at += 901_000) {
+            expect(isLimited(await past.beginPasswordCheck(throttledEmail, "198.51.100.9"))).toBe(false);
+          }
+          const present = createRateLimiter({ db, secret: BACKEND_SECRET, policy: DEFAULT_RATE_LIMITS });
+          expect(await present.beginPasswordCheck(lockedEmail, "198.51.100.10")).toEqual({ kind: "locked" });
+        });
+
+        const listed = JSON.parse((await cli(["locks", "--json"])).stdout) as {
+          email: string;
+          failures: number;
+          locked: boolean;
+        }[];
+        const mine = listed.filter((l) => l.email === lockedEmail || l.email === throttledEmail);
+        expect(mine).toEqual([
+          { email: lockedEmail, failures: 100, locked: true },
+          { email: throttledEmail, failures: 20, locked: false },
+        ]);
+        const text = await cli(["locks"]);
+        expect(text.stdout.split("\n")[0]).toMatch(/^E-MAIL\s+FAILURES\s+STATE$/);
+        expect(text.stdout).toMatch(new RegExp(`${lockedEmail.replace(/[.+]/g, "\\$&")}\\s+100\\s+locked`));
+        expect(text.stdout).toMatch(new RegExp(`${throttledEmail.replace(/[.+]/g, "\\$&")}\\s+20\\s+open`));
+
+        const unlock = await cli(["unlock", lockedEmail.toUpperCase(), "--as", "ops-unlock"]);
+        expect(unlock).toEqual({
+          code: 0,
+          stdout: `Unlocked ${lockedEmail}: cleared 100 failed logins.\n`,
+          stderr: "",
+        });
+        const again = await cli(["unlock", lockedEmail, "--as", "ops-unlock"]);
+        expect(again.stdout).toBe(
+          `${lockedEmail} has no failed logins: nothing to unlock. Nothing changed.\n`,
+        );
+        expectFailure(
+          await cli(["unlock", "nobody@example.com"]),
+          /^error: No user with the e-mail nobody@example\.com\.\n$/,
+        );
+        expectFailure(await cli(["unlock"]), /unlock takes 1 argument, got 0/);
+
+        await target.withDb(async (db) => {
+          const rows = await db.select().from(auditLog).where(eq(auditLog.action, "account.unlock"));
+          expect(rows.filter((r) => r.actor === "ops-unlock")).toEqual([
+            expect.objectContaining({ actor: "ops-unlock", details: { email: lockedEmail, failures: 100 } }),
+          ]);
+          // The lock is gone: the next password check is let through.
+          const limiter = createRateLimiter({ db, secret: BACKEND_SECRET, policy: DEFAULT_RATE_LIMITS });
+          expect(isLimited(await limiter.beginPasswordCheck(lockedEmail, "198.51.100.10"))).toBe(false);
+          // The other account's count is untouched.
+          expect((await limiter.accountStates([throttledEmail])).get(throttledEmail)).toEqual({
+            failures: 20,
+            locked: false,
+          });
+        });
+      },
+    );
   });
 }

@@ -137,3 +137,48 @@ test("Exit deletes the session on the server: the old cookie is worth nothing", 
   expect(after.status()).toBe(302);
   expect(after.headers().location).toBe("/");
 });
+
+test("an open tab left alone stops refreshing its data, so its session can time out; touching it resumes", async ({
+  page,
+  request,
+}, testInfo) => {
+  test.skip(!jsEnabled(testInfo), "the refresh runs with scripts only");
+  const user = await createUser(request, "sessions-idle");
+  // The page's clock, not the server's: timers and Date.now() move only when told.
+  await page.clock.install();
+  await login(page, testInfo, user);
+  const seen: string[] = [];
+  page.on("request", (r) => {
+    const url = new URL(r.url());
+    if (url.pathname.endsWith(".data") || url.pathname.startsWith("/unread-count")) seen.push(url.pathname);
+  });
+  const pageData = () => seen.filter((p) => p.startsWith("/home")).length;
+  const polls = () => seen.filter((p) => p.startsWith("/unread-count")).length;
+  // Each look waits a little in the page first: its requests go out after a real delay.
+  const settled = (count: () => number) => async () => {
+    await page.waitForTimeout(200);
+    return count();
+  };
+
+  // Within the idle timeout (30 minutes by default): a refresh of the page's data every minute
+  // (some are skipped while the previous is still being applied: the clock jumps).
+  for (let minute = 1; minute <= 29; minute++) {
+    await page.clock.runFor("01:00");
+    await page.waitForTimeout(300);
+  }
+  await expect.poll(settled(pageData)).toBeGreaterThanOrEqual(5);
+  // Past it, untouched: the unread count is still polled, the page's data no longer.
+  await page.clock.runFor("02:00");
+  await page.waitForTimeout(1000);
+  seen.length = 0;
+  for (let minute = 32; minute <= 36; minute++) {
+    await page.clock.runFor("01:00");
+    await expect.poll(settled(polls)).toBeGreaterThan(0);
+  }
+  await page.waitForTimeout(500);
+  expect(pageData()).toBe(0);
+  // A key press is the user back: the next minute brings a refresh.
+  await page.keyboard.press("Shift");
+  await page.clock.runFor("01:00");
+  await expect.poll(settled(pageData)).toBe(1);
+});
