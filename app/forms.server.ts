@@ -73,8 +73,9 @@ export async function checkHoneypot(formData: FormData, context: Readonly<Router
   try {
     if (!formData.has(HONEYPOT_FIELD_NAME)) throw new SpamError("Missing honeypot input");
     await honeypotFor(services(context)).check(formData);
-  } catch (error) {
-    if (error instanceof SpamError) throw data("The form could not be accepted.", { status: 400 });
-    throw error;
+  } catch {
+    // A SpamError, or a timestamp field that does not decrypt (the library then throws
+    // whatever its decryption threw): either way the posted form is at fault, never us.
+    throw data("The form could not be accepted.", { status: 400 });
   }
 }

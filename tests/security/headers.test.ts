@@ -229,6 +229,25 @@ describeBuilt("headers on every response (a host over the production build)", ()
       expect([answer.status, answer.headers.location]).toEqual([302, "/home"]);
     });
 
+    test("the honeypot: a bot that fills it, or leaves it out, is refused before the password is checked", async () => {
+      for (const [i, tamper] of [
+        (form: URLSearchParams) => form.set("ck_name__confirm", "Bot McBotface"),
+        (form: URLSearchParams) => form.delete("ck_name__confirm"),
+        (form: URLSearchParams) => form.set("ck_from__confirm", "not-the-encrypted-timestamp"),
+      ].entries()) {
+        const { cookie, body } = await loginForm();
+        const form = new URLSearchParams(body);
+        tamper(form);
+        const answer = await formPost(cookie, form.toString(), { origin: ours() });
+        expect([i, answer.status]).toEqual([i, 400]);
+        expect(answer.text).toContain("<h1>Error 400</h1><p>The form could not be accepted.</p>");
+        expect(answer.headers.location).toBeUndefined();
+      }
+      // The same form untouched signs in.
+      const { cookie, body } = await loginForm();
+      expect((await formPost(cookie, body, { origin: ours() })).headers.location).toBe("/home");
+    });
+
     test("without its CSRF token a same-origin form post is still refused (the token guards the rest)", async () => {
       const { cookie } = await loginForm();
       const answer = await formPost(cookie, `email=${encodeURIComponent(account.email)}&password=x`, {
