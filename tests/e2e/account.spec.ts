@@ -75,7 +75,7 @@ test.describe("create wallet", () => {
     await expect(page.getByText("An account with this email address already exists.")).toBeVisible();
   });
 
-  test("create → warning screen → /home → exit", async ({ page, context }, testInfo) => {
+  test("create → warning screen → /home → exit", { tag: "@remote" }, async ({ page, context }, testInfo) => {
     const email = uniqueEmail("create");
     await visit(page, "/create-wallet", testInfo);
     await page.getByLabel("Email").fill(email);
@@ -139,43 +139,47 @@ test.describe("create wallet", () => {
 });
 
 test.describe("log in", () => {
-  test("required fields, unknown e-mail, wrong password, success", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "login");
-    await visit(page, "/login", testInfo);
-    await expectAccessible(page);
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page.getByText("Required")).toHaveCount(2);
+  test(
+    "required fields, unknown e-mail, wrong password, success",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "login");
+      await visit(page, "/login", testInfo);
+      await expectAccessible(page);
+      await page.getByRole("button", { name: "Log In" }).click();
+      await expect(page.getByText("Required")).toHaveCount(2);
 
-    await page.getByLabel("Email").fill(uniqueEmail("nobody"));
-    await page.getByLabel("Password").fill("whatever");
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page.getByText("User doesn't exist")).toBeVisible();
-    await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
-    await expectAccessible(page);
+      await page.getByLabel("Email").fill(uniqueEmail("nobody"));
+      await page.getByLabel("Password").fill("whatever");
+      await page.getByRole("button", { name: "Log In" }).click();
+      await expect(page.getByText("User doesn't exist")).toBeVisible();
+      await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
+      await expectAccessible(page);
 
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill("wrong password");
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page.getByText("Incorrect password")).toBeVisible();
-    await expect(page.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
-    // The password is never sent back into the page.
-    await expect(page.getByLabel("Password")).toHaveValue(jsEnabled(testInfo) ? "wrong password" : "");
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill("wrong password");
+      await page.getByRole("button", { name: "Log In" }).click();
+      await expect(page.getByText("Incorrect password")).toBeVisible();
+      await expect(page.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
+      // The password is never sent back into the page.
+      await expect(page.getByLabel("Password")).toHaveValue(jsEnabled(testInfo) ? "wrong password" : "");
 
-    await page.getByLabel("Email").fill(`  ${user.email.toUpperCase()} `);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByLabel("Password").press("Enter");
-    await expect(page).toHaveURL(/\/home$/);
-    await expect(page.getByText(`Signed in as ${user.email}`)).toBeVisible();
+      await page.getByLabel("Email").fill(`  ${user.email.toUpperCase()} `);
+      await page.getByLabel("Password").fill(user.password);
+      await page.getByLabel("Password").press("Enter");
+      await expect(page).toHaveURL(/\/home$/);
+      await expect(page.getByText(`Signed in as ${user.email}`)).toBeVisible();
 
-    // The browser holds only an opaque session id; the phrase is nowhere in the page.
-    const html = await page.content();
-    expect(html).not.toContain(user.words.slice(0, 3).join(" "));
-    expect(html).not.toContain(JSON.stringify(user.words.slice(0, 2)).slice(1, -1));
-    const cookies = await page.context().cookies();
-    const session = cookies.find((c) => c.name.endsWith("ck_session"));
-    expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
-    expect(session?.value).not.toContain(user.email.split("@")[0]);
-  });
+      // The browser holds only an opaque session id; the phrase is nowhere in the page.
+      const html = await page.content();
+      expect(html).not.toContain(user.words.slice(0, 3).join(" "));
+      expect(html).not.toContain(JSON.stringify(user.words.slice(0, 2)).slice(1, -1));
+      const cookies = await page.context().cookies();
+      const session = cookies.find((c) => c.name.endsWith("ck_session"));
+      expect(session).toMatchObject({ httpOnly: true, sameSite: "Lax", path: "/" });
+      expect(session?.value).not.toContain(user.email.split("@")[0]);
+    },
+  );
 
   test("Restore Wallet and Create Wallet buttons", async ({ page }, testInfo) => {
     await visit(page, "/login", testInfo);
@@ -200,86 +204,90 @@ test.describe("log in", () => {
 });
 
 test.describe("restore wallet", () => {
-  test("wrong phrase, right phrase, new password", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "restore");
-    await visit(page, "/restore-wallet", testInfo);
-    await expect(page.getByText("Step 1 of 3")).toBeVisible();
-    await expectAccessible(page);
+  test(
+    "wrong phrase, right phrase, new password",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "restore");
+      await visit(page, "/restore-wallet", testInfo);
+      await expect(page.getByText("Step 1 of 3")).toBeVisible();
+      await expectAccessible(page);
 
-    await page.getByLabel("Email").fill("nope");
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Please enter a valid email.")).toBeVisible();
+      await page.getByLabel("Email").fill("nope");
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.getByText("Please enter a valid email.")).toBeVisible();
 
-    await page.getByLabel("Email").fill(uniqueEmail("unregistered"));
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("This email is not registered")).toBeVisible();
+      await page.getByLabel("Email").fill(uniqueEmail("unregistered"));
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.getByText("This email is not registered")).toBeVisible();
 
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Email").press("Enter");
-    await expect(page.getByText("Step 2 of 3")).toBeVisible();
-    await waitForReady(page, testInfo);
-    await expect(page.getByPlaceholder("1.", { exact: true })).toBeVisible();
-    await expect(page.getByPlaceholder("12.", { exact: true })).toBeVisible();
-    await expectAccessible(page);
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Email").press("Enter");
+      await expect(page.getByText("Step 2 of 3")).toBeVisible();
+      await waitForReady(page, testInfo);
+      await expect(page.getByPlaceholder("1.", { exact: true })).toBeVisible();
+      await expect(page.getByPlaceholder("12.", { exact: true })).toBeVisible();
+      await expectAccessible(page);
 
-    // Missing words.
-    await page.getByLabel("Word 1", { exact: true }).fill(user.words[0]!);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("All 12 words are required.")).toBeVisible();
+      // Missing words.
+      await page.getByLabel("Word 1", { exact: true }).fill(user.words[0]!);
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.getByText("All 12 words are required.")).toBeVisible();
 
-    // A wrong phrase: the right words in the wrong order.
-    const wrong = user.words.toReversed();
-    for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(wrong[i]!);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Wrong 12 word phrase")).toBeVisible();
+      // A wrong phrase: the right words in the wrong order.
+      const wrong = user.words.toReversed();
+      for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(wrong[i]!);
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.getByText("Wrong 12 word phrase")).toBeVisible();
 
-    // Pasting the whole phrase into the first box spreads it.
-    if (jsEnabled(testInfo)) {
-      for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
-      const first = page.getByLabel("Word 1", { exact: true });
-      await first.focus();
-      await page.evaluate((text) => {
-        const data = new DataTransfer();
-        data.setData("text/plain", text);
-        document.activeElement?.dispatchEvent(
-          new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
-        );
-      }, user.words.join(" "));
-      await expect(page.getByLabel("Word 12", { exact: true })).toHaveValue(user.words[11]!);
-      await expect(page.getByLabel("Word 1", { exact: true })).toHaveValue(user.words[0]!);
-    } else {
-      // Without scripts the server spreads the words typed into the first box.
-      await page.getByLabel("Word 1", { exact: true }).fill(user.words.join(" "));
-      for (let i = 1; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
-    }
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 3 of 3")).toBeVisible();
-    await expectAccessible(page);
+      // Pasting the whole phrase into the first box spreads it.
+      if (jsEnabled(testInfo)) {
+        for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
+        const first = page.getByLabel("Word 1", { exact: true });
+        await first.focus();
+        await page.evaluate((text) => {
+          const data = new DataTransfer();
+          data.setData("text/plain", text);
+          document.activeElement?.dispatchEvent(
+            new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
+          );
+        }, user.words.join(" "));
+        await expect(page.getByLabel("Word 12", { exact: true })).toHaveValue(user.words[11]!);
+        await expect(page.getByLabel("Word 1", { exact: true })).toHaveValue(user.words[0]!);
+      } else {
+        // Without scripts the server spreads the words typed into the first box.
+        await page.getByLabel("Word 1", { exact: true }).fill(user.words.join(" "));
+        for (let i = 1; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
+      }
+      await page.getByRole("button", { name: "Next" }).click();
+      await expect(page.getByText("Step 3 of 3")).toBeVisible();
+      await expectAccessible(page);
 
-    await page.getByLabel("New password").fill("brand new");
-    await page.getByLabel("Confirm password").fill("brand nee");
-    await page.getByRole("button", { name: "Confirm" }).click();
-    await expect(page.getByText("Passwords do not match.")).toBeVisible();
+      await page.getByLabel("New password").fill("brand new");
+      await page.getByLabel("Confirm password").fill("brand nee");
+      await page.getByRole("button", { name: "Confirm" }).click();
+      await expect(page.getByText("Passwords do not match.")).toBeVisible();
 
-    await page.getByLabel("New password").fill("brand new");
-    await page.getByLabel("Confirm password").fill("brand new");
-    await page.getByRole("button", { name: "Confirm" }).click();
-    await expect(page).toHaveURL(/\/login$/);
-    await expect(
-      page.getByText("Your password has been changed. Log in with your new password."),
-    ).toBeVisible();
-    await waitForReady(page, testInfo);
+      await page.getByLabel("New password").fill("brand new");
+      await page.getByLabel("Confirm password").fill("brand new");
+      await page.getByRole("button", { name: "Confirm" }).click();
+      await expect(page).toHaveURL(/\/login$/);
+      await expect(
+        page.getByText("Your password has been changed. Log in with your new password."),
+      ).toBeVisible();
+      await waitForReady(page, testInfo);
 
-    // The old password no longer works; the new one does.
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page.getByText("Incorrect password")).toBeVisible();
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill("brand new");
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page).toHaveURL(/\/home$/);
-  });
+      // The old password no longer works; the new one does.
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill(user.password);
+      await page.getByRole("button", { name: "Log In" }).click();
+      await expect(page.getByText("Incorrect password")).toBeVisible();
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill("brand new");
+      await page.getByRole("button", { name: "Log In" }).click();
+      await expect(page).toHaveURL(/\/home$/);
+    },
+  );
 
   test("back arrow and close icon", async ({ page, request }, testInfo) => {
     const user = await createUser(request, "restore-nav");
@@ -304,7 +312,7 @@ test.describe("restore wallet", () => {
 });
 
 test.describe("fast login", () => {
-  test("logs in from the query and drops it from the URL", async ({ page, request }) => {
+  test("logs in from the query and drops it from the URL", { tag: "@remote" }, async ({ page, request }) => {
     const user = await createUser(request, "fast");
     const query = new URLSearchParams({ email: user.email, password: user.password });
     const response = await page.goto(`/fast-login?${query}`);

@@ -48,62 +48,63 @@ test.describe("notifications", () => {
     await expectAccessible(page);
   });
 
-  test("an operator message shows a dot and the badge; opening it marks it read and clears both", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "message");
-    const older = `Older notice ${randomUUID().slice(0, 8)}: your account is active.`;
-    const text = `Compliance check ${randomUUID().slice(0, 8)}: please confirm the source of your funds.`;
-    ops("message", "--to", user.email, older);
-    ops("message", "--to", user.email, text);
-    await login(page, testInfo, user);
-    await expectBadges(page, 2);
+  test(
+    "an operator message shows a dot and the badge; opening it marks it read and clears both",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "message");
+      const older = `Older notice ${randomUUID().slice(0, 8)}: your account is active.`;
+      const text = `Compliance check ${randomUUID().slice(0, 8)}: please confirm the source of your funds.`;
+      ops("message", "--to", user.email, older);
+      ops("message", "--to", user.email, text);
+      await login(page, testInfo, user);
+      await expectBadges(page, 2);
 
-    await visit(page, "/notifications", testInfo);
-    await expect(messageRows(page)).toHaveCount(2);
-    // Newest first, each with its date and a dot (with a text alternative).
-    await expect(messageRows(page).first()).toContainText(text);
-    const row = messageRows(page).filter({ hasText: text });
-    await expect(row.locator(".message-date")).toContainText(ddmmyy(new Date()));
-    await expect(row.locator(".message-dot")).toHaveCount(1);
-    await expect(row.getByText("Unread:")).toHaveCount(1);
-    await expect(row.locator(".message-body")).toBeHidden();
-    await expectAccessible(page);
+      await visit(page, "/notifications", testInfo);
+      await expect(messageRows(page)).toHaveCount(2);
+      // Newest first, each with its date and a dot (with a text alternative).
+      await expect(messageRows(page).first()).toContainText(text);
+      const row = messageRows(page).filter({ hasText: text });
+      await expect(row.locator(".message-date")).toContainText(ddmmyy(new Date()));
+      await expect(row.locator(".message-dot")).toHaveCount(1);
+      await expect(row.getByText("Unread:")).toHaveCount(1);
+      await expect(row.locator(".message-body")).toBeHidden();
+      await expectAccessible(page);
 
-    if (jsEnabled(testInfo)) {
-      // Opened in place: no page load, no ?open= in the URL.
-      await page.evaluate(() => {
-        (window as unknown as { stayed: boolean }).stayed = true;
-      });
-      await row.locator("summary").click();
-      await expect(row.locator(".message-body")).toHaveText(text);
-      await expect(row.locator(".message-dot")).toHaveCount(0);
-      await expectBadges(page, 1);
-      expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
-      await expect(page).toHaveURL(/\/notifications$/);
-    } else {
-      // A post per message; back on /notifications with that message expanded.
-      await row.getByRole("button").click();
-      await expect(page).toHaveURL(/\/notifications\?open=[^#]+#message-/);
-      await expect(row.locator(".message-body")).toHaveText(text);
-      await expect(row.locator(".message-dot")).toHaveCount(0);
-      await expectBadges(page, 1);
-    }
-    await expectAccessible(page);
+      if (jsEnabled(testInfo)) {
+        // Opened in place: no page load, no ?open= in the URL.
+        await page.evaluate(() => {
+          (window as unknown as { stayed: boolean }).stayed = true;
+        });
+        await row.locator("summary").click();
+        await expect(row.locator(".message-body")).toHaveText(text);
+        await expect(row.locator(".message-dot")).toHaveCount(0);
+        await expectBadges(page, 1);
+        expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+        await expect(page).toHaveURL(/\/notifications$/);
+      } else {
+        // A post per message; back on /notifications with that message expanded.
+        await row.getByRole("button").click();
+        await expect(page).toHaveURL(/\/notifications\?open=[^#]+#message-/);
+        await expect(row.locator(".message-body")).toHaveText(text);
+        await expect(row.locator(".message-dot")).toHaveCount(0);
+        await expectBadges(page, 1);
+      }
+      await expectAccessible(page);
 
-    // The other one is still unread; opening it clears the badge.
-    const other = messageRows(page).filter({ hasText: older });
-    await expect(other.locator(".message-dot")).toHaveCount(1);
-    await other.locator(jsEnabled(testInfo) ? "summary" : "button").click();
-    await expect(other.locator(".message-body")).toHaveText(older);
-    await expectBadges(page, 0);
+      // The other one is still unread; opening it clears the badge.
+      const other = messageRows(page).filter({ hasText: older });
+      await expect(other.locator(".message-dot")).toHaveCount(1);
+      await other.locator(jsEnabled(testInfo) ? "summary" : "button").click();
+      await expect(other.locator(".message-body")).toHaveText(older);
+      await expectBadges(page, 0);
 
-    // Read stays read.
-    await visit(page, "/notifications", testInfo);
-    await expect(page.locator(".message-dot")).toHaveCount(0);
-    await expectBadges(page, 0);
-  });
+      // Read stays read.
+      await visit(page, "/notifications", testInfo);
+      await expect(page.locator(".message-dot")).toHaveCount(0);
+      await expectBadges(page, 0);
+    },
+  );
 
   // A message to everyone reaches every user that exists when it is sent, also the users of
   // tests running alongside (this file's empty state, wallets.spec.ts "no badge without unread
@@ -179,81 +180,82 @@ test.describe("support", () => {
   const COMMENT = "Enter at least 1 word and 6 letters.";
   const PHONE = "Phone number may contain only digits, with an optional leading +.";
 
-  test("every validation text, the disabled e-mail, then 'Message sent!'", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "support");
-    await login(page, testInfo, user);
-    await visit(page, "/history", testInfo);
-    await sidebar(page).getByRole("link", { name: "Support" }).click();
-    await expect(page).toHaveURL(/\/history\?modal=support$/);
-    const dialog = page.getByRole("dialog", { name: "Start Here" });
-    await expect(dialog).toBeVisible();
-    await expect(dialog.getByText("Please, enter your email where we can contact you")).toBeVisible();
-    const email = dialog.getByLabel("Email");
-    await expect(email).toBeDisabled();
-    await expect(email).toHaveValue(user.email);
-    // The server uses the session's e-mail: the form does not even post one.
-    await expect(dialog.locator('input[name="email"]')).toHaveCount(0);
-    await expectAccessible(page);
-
-    // Without scripts a post that needs correcting comes back as the form on its own page.
-    const form = jsEnabled(testInfo) ? dialog : page.locator("main");
-    await dialog.getByRole("button", { name: "Send" }).click();
-    await expect(form.getByText(FULL_NAME)).toBeVisible();
-    await expect(form.getByText(COMMENT)).toBeVisible();
-    await expect(form.getByLabel("Full name")).toHaveAttribute("aria-invalid", "true");
-    await expect(form.getByRole("heading", { name: "Start Here" })).toBeVisible();
-    await expect(form.getByLabel("Email")).toHaveValue(user.email);
-
-    // One letter is not a name; six characters without a word are not a comment.
-    await form.getByLabel("Full name").fill("A");
-    await form.getByLabel("Comment").fill("!!!!!!!");
-    if (jsEnabled(testInfo)) {
-      // Letters and other characters are refused as they are typed.
-      await form.getByLabel("Phone").pressSequentially("+44 20-7a9");
-      await expect(form.getByLabel("Phone")).toHaveValue("+442079");
-      await form.getByLabel("Phone").fill("");
-    } else {
-      await form.getByLabel("Phone").fill("020 7946 0000");
-    }
-    await form.getByRole("button", { name: "Send" }).click();
-    await expect(form.getByText(FULL_NAME)).toBeVisible();
-    await expect(form.getByText(COMMENT)).toBeVisible();
-    if (!jsEnabled(testInfo)) {
-      await expect(form.getByText(PHONE)).toBeVisible();
-      await expect(form.getByLabel("Phone")).toHaveValue("020 7946 0000");
+  test(
+    "every validation text, the disabled e-mail, then 'Message sent!'",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "support");
+      await login(page, testInfo, user);
+      await visit(page, "/history", testInfo);
+      await sidebar(page).getByRole("link", { name: "Support" }).click();
+      await expect(page).toHaveURL(/\/history\?modal=support$/);
+      const dialog = page.getByRole("dialog", { name: "Start Here" });
+      await expect(dialog).toBeVisible();
+      await expect(dialog.getByText("Please, enter your email where we can contact you")).toBeVisible();
+      const email = dialog.getByLabel("Email");
+      await expect(email).toBeDisabled();
+      await expect(email).toHaveValue(user.email);
+      // The server uses the session's e-mail: the form does not even post one.
+      await expect(dialog.locator('input[name="email"]')).toHaveCount(0);
       await expectAccessible(page);
-    }
 
-    await form.getByLabel("Full name").fill("Ada Lovelace");
-    await form.getByLabel("Phone").fill("+442079460000");
-    await form.getByLabel("Comment").fill("Hello");
-    await form.getByRole("button", { name: "Send" }).click();
-    await expect(form.getByText(COMMENT)).toBeVisible();
-    await expect(form.getByText(FULL_NAME)).toHaveCount(0);
-    await expect(form.getByText(PHONE)).toHaveCount(0);
+      // Without scripts a post that needs correcting comes back as the form on its own page.
+      const form = jsEnabled(testInfo) ? dialog : page.locator("main");
+      await dialog.getByRole("button", { name: "Send" }).click();
+      await expect(form.getByText(FULL_NAME)).toBeVisible();
+      await expect(form.getByText(COMMENT)).toBeVisible();
+      await expect(form.getByLabel("Full name")).toHaveAttribute("aria-invalid", "true");
+      await expect(form.getByRole("heading", { name: "Start Here" })).toBeVisible();
+      await expect(form.getByLabel("Email")).toHaveValue(user.email);
 
-    const comment = `Please call me about my withdrawal ${randomUUID().slice(0, 8)}.`;
-    await form.getByLabel("Comment").fill(comment);
-    await form.getByRole("button", { name: "Send" }).click();
-    // Back where it was opened, the modal closed, the toast (a flash without scripts).
-    await expect(page).toHaveURL(/\/history$/);
-    await expect(page.getByRole("dialog")).toHaveCount(0);
-    await expect(page.getByRole("status").filter({ hasText: "Message sent!" })).toBeVisible();
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("History");
+      // One letter is not a name; six characters without a word are not a comment.
+      await form.getByLabel("Full name").fill("A");
+      await form.getByLabel("Comment").fill("!!!!!!!");
+      if (jsEnabled(testInfo)) {
+        // Letters and other characters are refused as they are typed.
+        await form.getByLabel("Phone").pressSequentially("+44 20-7a9");
+        await expect(form.getByLabel("Phone")).toHaveValue("+442079");
+        await form.getByLabel("Phone").fill("");
+      } else {
+        await form.getByLabel("Phone").fill("020 7946 0000");
+      }
+      await form.getByRole("button", { name: "Send" }).click();
+      await expect(form.getByText(FULL_NAME)).toBeVisible();
+      await expect(form.getByText(COMMENT)).toBeVisible();
+      if (!jsEnabled(testInfo)) {
+        await expect(form.getByText(PHONE)).toBeVisible();
+        await expect(form.getByLabel("Phone")).toHaveValue("020 7946 0000");
+        await expectAccessible(page);
+      }
 
-    // The operators read it, from the signed-in user's address, with the sender's IP.
-    expect(supportMessage(comment)).toMatchObject({
-      kind: "support",
-      email: user.email,
-      fullName: "Ada Lovelace",
-      phone: "+442079460000",
-      comment,
-      ip: "127.0.0.1",
-    });
-  });
+      await form.getByLabel("Full name").fill("Ada Lovelace");
+      await form.getByLabel("Phone").fill("+442079460000");
+      await form.getByLabel("Comment").fill("Hello");
+      await form.getByRole("button", { name: "Send" }).click();
+      await expect(form.getByText(COMMENT)).toBeVisible();
+      await expect(form.getByText(FULL_NAME)).toHaveCount(0);
+      await expect(form.getByText(PHONE)).toHaveCount(0);
+
+      const comment = `Please call me about my withdrawal ${randomUUID().slice(0, 8)}.`;
+      await form.getByLabel("Comment").fill(comment);
+      await form.getByRole("button", { name: "Send" }).click();
+      // Back where it was opened, the modal closed, the toast (a flash without scripts).
+      await expect(page).toHaveURL(/\/history$/);
+      await expect(page.getByRole("dialog")).toHaveCount(0);
+      await expect(page.getByRole("status").filter({ hasText: "Message sent!" })).toBeVisible();
+      await expect(page.getByRole("heading", { level: 1 })).toHaveText("History");
+
+      // The operators read it, from the signed-in user's address, with the sender's IP.
+      expect(supportMessage(comment)).toMatchObject({
+        kind: "support",
+        email: user.email,
+        fullName: "Ada Lovelace",
+        phone: "+442079460000",
+        comment,
+        ip: "127.0.0.1",
+      });
+    },
+  );
 
   test("from the mobile menu; closing it goes back without sending", async ({ page, request }, testInfo) => {
     await page.setViewportSize({ width: 390, height: 844 });

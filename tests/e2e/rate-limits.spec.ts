@@ -45,39 +45,40 @@ async function submitAndStatus(page: Page, button: string, path: string) {
 }
 
 test.describe("rate limits", () => {
-  test("a limited login says how long to wait, with status 429 and Retry-After", async ({
-    page,
-    request,
-  }, testInfo) => {
-    test.setTimeout(120_000);
-    const user = await createUser(request, "limited");
-    await failLogins(request, user.email, 10);
+  test(
+    "a limited login says how long to wait, with status 429 and Retry-After",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      test.setTimeout(120_000);
+      const user = await createUser(request, "limited");
+      await failLogins(request, user.email, 10);
 
-    // Even the right password is not checked while the backoff runs.
-    await visit(page, "/login", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    const login = await submitAndStatus(page, "Log In", "/login");
-    await expect(page.getByText(LIMITED)).toBeVisible();
-    await expect(page).toHaveURL(/\/login$/u);
-    expect(login.status).toBe(429);
-    expect(Number(login.retryAfter)).toBeGreaterThan(0);
+      // Even the right password is not checked while the backoff runs.
+      await visit(page, "/login", testInfo);
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill(user.password);
+      const login = await submitAndStatus(page, "Log In", "/login");
+      await expect(page.getByText(LIMITED)).toBeVisible();
+      await expect(page).toHaveURL(/\/login$/u);
+      expect(login.status).toBe(429);
+      expect(Number(login.retryAfter)).toBeGreaterThan(0);
 
-    // Fast login renders only 'Fast Login', as for any failure.
-    const query = new URLSearchParams({ email: user.email, password: user.password });
-    await page.goto(`/fast-login?${query}`);
-    await expect(page).toHaveURL(/\/fast-login$/u);
-    await expect(page.locator("main")).toHaveText("Fast Login");
+      // Fast login renders only 'Fast Login', as for any failure.
+      const query = new URLSearchParams({ email: user.email, password: user.password });
+      await page.goto(`/fast-login?${query}`);
+      await expect(page).toHaveURL(/\/fast-login$/u);
+      await expect(page.locator("main")).toHaveText("Fast Login");
 
-    // The restore flow's e-mail step asks the same backend (call 2): it says so too.
-    await visit(page, "/restore-wallet", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    const restore = await submitAndStatus(page, "Next", "/restore-wallet");
-    await expect(page.getByText(LIMITED)).toBeVisible();
-    await expect(page.getByText("Step 1 of 3")).toBeVisible();
-    expect(restore.status).toBe(429);
-    await expectAccessible(page);
-  });
+      // The restore flow's e-mail step asks the same backend (call 2): it says so too.
+      await visit(page, "/restore-wallet", testInfo);
+      await page.getByLabel("Email").fill(user.email);
+      const restore = await submitAndStatus(page, "Next", "/restore-wallet");
+      await expect(page.getByText(LIMITED)).toBeVisible();
+      await expect(page.getByText("Step 1 of 3")).toBeVisible();
+      expect(restore.status).toBe(429);
+      await expectAccessible(page);
+    },
+  );
 
   test("another account from the same address is not held back", async ({ page, request }, testInfo) => {
     const victim = await createUser(request, "limited-other");

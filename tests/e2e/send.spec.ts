@@ -85,82 +85,84 @@ async function walletWith15Eth(page: Page, testInfo: TestInfo, tag: string) {
 }
 
 test.describe("send", () => {
-  test("send 0.5 of 1.5 ETH, overspend, decline, approve: what the user sees at each step", async ({
-    page,
-  }, testInfo) => {
-    // A long journey (about 20 page loads without scripts): three times the usual budget.
-    test.slow();
-    const { user } = await walletWith15Eth(page, testInfo, "send");
+  test(
+    "send 0.5 of 1.5 ETH, overspend, decline, approve: what the user sees at each step",
+    { tag: "@remote" },
+    async ({ page }, testInfo) => {
+      // A long journey (about 20 page loads without scripts): three times the usual budget.
+      test.slow();
+      const { user } = await walletWith15Eth(page, testInfo, "send");
 
-    // Send 0.5 ETH.
-    await openForm(page, testInfo);
-    await expectAccessible(page);
-    await fillForm(page, testInfo, RECEIVER, "0.5");
-    await expect(fiatAmount(page)).toHaveValue("1265.92");
-    await review(page);
-    await expect(warning(page)).toContainText(
-      "You are sending 0.5 ETH (about $1265.92) on the Ethereum network to:",
-    );
-    await expect(warning(page)).toContainText(RECEIVER);
-    await expect(warning(page)).toContainText("Crypto transfers are irreversible");
-    await expectAccessible(page);
-    const first = await confirm(page);
-    await expect(page.locator(".send-success-amount")).toHaveText("0.5000 ETH");
-    await expect(page.locator(".send-success")).toContainText(RECEIVER);
-    await expect(balance(page)).toHaveText("Balance: 1.0000 ETH");
-    await expectAccessible(page);
-    const pending = pendingSends(user.email);
-    expect(pending.map((s) => [s.sendId, s.coin, s.amount, s.address])).toEqual([
-      [first, "ETH", "0.5", RECEIVER],
-    ]);
+      // Send 0.5 ETH.
+      await openForm(page, testInfo);
+      await expectAccessible(page);
+      await fillForm(page, testInfo, RECEIVER, "0.5");
+      await expect(fiatAmount(page)).toHaveValue("1265.92");
+      await review(page);
+      await expect(warning(page)).toContainText(
+        "You are sending 0.5 ETH (about $1265.92) on the Ethereum network to:",
+      );
+      await expect(warning(page)).toContainText(RECEIVER);
+      await expect(warning(page)).toContainText("Crypto transfers are irreversible");
+      await expectAccessible(page);
+      const first = await confirm(page);
+      await expect(page.locator(".send-success-amount")).toHaveText("0.5000 ETH");
+      await expect(page.locator(".send-success")).toContainText(RECEIVER);
+      await expect(balance(page)).toHaveText("Balance: 1.0000 ETH");
+      await expectAccessible(page);
+      const pending = pendingSends(user.email);
+      expect(pending.map((s) => [s.sendId, s.coin, s.amount, s.address])).toEqual([
+        [first, "ETH", "0.5", RECEIVER],
+      ]);
 
-    // 'See transaction details': back to the list, the newest send expanded and in view.
-    await page.getByRole("link", { name: "See transaction details" }).click();
-    await expect(page).toHaveURL(new RegExp(`/wallet/eth\\?tx=${first}#tx-${first}$`));
-    await expect(page.getByRole("heading", { name: "Sent!" })).toHaveCount(0);
-    await expect(txRow(page, first).locator("details")).toHaveAttribute("open", "");
-    await expect(txRow(page, first).locator("summary")).toContainText("Sent");
-    await expect(txRow(page, first).locator("summary")).toContainText("−0.500 ETH");
-    await expect(txRow(page, first).locator("summary")).toContainText("Unconfirmed");
-    await expect(txRow(page, first).locator("summary")).toBeInViewport();
-    if (jsEnabled(testInfo)) await expect(txRow(page, first).locator("summary")).toBeFocused();
-    await expect(txRow(page, first).getByText("0.5 ETH", { exact: true })).toBeVisible();
-    await expectAccessible(page);
+      // 'See transaction details': back to the list, the newest send expanded and in view.
+      await page.getByRole("link", { name: "See transaction details" }).click();
+      await expect(page).toHaveURL(new RegExp(`/wallet/eth\\?tx=${first}#tx-${first}$`));
+      await expect(page.getByRole("heading", { name: "Sent!" })).toHaveCount(0);
+      await expect(txRow(page, first).locator("details")).toHaveAttribute("open", "");
+      await expect(txRow(page, first).locator("summary")).toContainText("Sent");
+      await expect(txRow(page, first).locator("summary")).toContainText("−0.500 ETH");
+      await expect(txRow(page, first).locator("summary")).toContainText("Unconfirmed");
+      await expect(txRow(page, first).locator("summary")).toBeInViewport();
+      if (jsEnabled(testInfo)) await expect(txRow(page, first).locator("summary")).toBeFocused();
+      await expect(txRow(page, first).getByText("0.5 ETH", { exact: true })).toBeVisible();
+      await expectAccessible(page);
 
-    // 2 ETH is more than the 1.0 left: refused, the values kept.
-    await waitForReady(page, testInfo);
-    await openForm(page, testInfo);
-    await fillForm(page, testInfo, RECEIVER, "2");
-    await review(page);
-    await warning(page).getByRole("button", { name: "Confirm" }).click();
-    await expect(page.getByText("Insufficient balance.", { exact: true })).toBeVisible();
-    await expect(warning(page)).toHaveCount(0);
-    await expect(address(page)).toHaveValue(RECEIVER);
-    await expect(coinAmount(page)).toHaveValue("2");
-    await expect(fiatAmount(page)).toHaveValue("5063.68");
-    await expect(balance(page)).toHaveText("Balance: 1.0000 ETH");
-    expect(pendingSends(user.email)).toHaveLength(1);
+      // 2 ETH is more than the 1.0 left: refused, the values kept.
+      await waitForReady(page, testInfo);
+      await openForm(page, testInfo);
+      await fillForm(page, testInfo, RECEIVER, "2");
+      await review(page);
+      await warning(page).getByRole("button", { name: "Confirm" }).click();
+      await expect(page.getByText("Insufficient balance.", { exact: true })).toBeVisible();
+      await expect(warning(page)).toHaveCount(0);
+      await expect(address(page)).toHaveValue(RECEIVER);
+      await expect(coinAmount(page)).toHaveValue("2");
+      await expect(fiatAmount(page)).toHaveValue("5063.68");
+      await expect(balance(page)).toHaveText("Balance: 1.0000 ETH");
+      expect(pendingSends(user.email)).toHaveLength(1);
 
-    // The operator declines the first send: 'Declined', the 0.5 back.
-    ops("decline", first, "--reason", "The destination failed a compliance check.");
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
-    await expect(txRow(page, first).locator("summary")).toContainText("Declined");
+      // The operator declines the first send: 'Declined', the 0.5 back.
+      ops("decline", first, "--reason", "The destination failed a compliance check.");
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
+      await expect(txRow(page, first).locator("summary")).toContainText("Declined");
 
-    // A new send, approved: 'Confirmed', here and in /history.
-    const second = await sendOnce(page, testInfo, "0.25");
-    await expect(page.locator(".send-success-amount")).toHaveText("0.2500 ETH");
-    await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
-    ops("approve", second);
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(txRow(page, second).locator("summary")).toContainText("Confirmed");
-    await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
-    await visit(page, "/history", testInfo);
-    await expect(txRow(page, second).locator("summary")).toContainText("Confirmed");
-    await expect(txRow(page, second).locator("summary")).toContainText("−0.250 ETH");
-    await expect(txRow(page, first).locator("summary")).toContainText("Declined");
-    await expectAccessible(page);
-  });
+      // A new send, approved: 'Confirmed', here and in /history.
+      const second = await sendOnce(page, testInfo, "0.25");
+      await expect(page.locator(".send-success-amount")).toHaveText("0.2500 ETH");
+      await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
+      ops("approve", second);
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(txRow(page, second).locator("summary")).toContainText("Confirmed");
+      await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
+      await visit(page, "/history", testInfo);
+      await expect(txRow(page, second).locator("summary")).toContainText("Confirmed");
+      await expect(txRow(page, second).locator("summary")).toContainText("−0.250 ETH");
+      await expect(txRow(page, first).locator("summary")).toContainText("Declined");
+      await expectAccessible(page);
+    },
+  );
 
   test("'Please fill out all fields.', 'Full', conversions both ways, amounts of at most 4 decimals", async ({
     page,
@@ -310,45 +312,47 @@ test.describe("send", () => {
     await expect(page.locator(".tx-list li").filter({ hasText: "Sent" })).toHaveCount(0);
   });
 
-  test("a reloaded 'Sent!' page or a re-submitted confirmation sends once (idempotency key)", async ({
-    page,
-  }, testInfo) => {
-    const { user } = await walletWith15Eth(page, testInfo, "send-twice");
-    await openForm(page, testInfo);
-    await fillForm(page, testInfo, RECEIVER, "0.1");
-    await review(page);
-    // The confirmation form as the browser would post it (a second press, a resubmission).
-    const form = page.locator("form.send-form");
-    const posted: Record<string, string> = { intent: "confirm" };
-    for (const name of ["csrf", "key", "address", "coin", "fiat"])
-      posted[name] = await form.locator(`input[name="${name}"]`).inputValue();
-    expect(posted.key).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
-    let id: string;
-    if (jsEnabled(testInfo)) {
-      // A double click on Confirm.
-      await warning(page).getByRole("button", { name: "Confirm" }).dblclick();
+  test(
+    "a reloaded 'Sent!' page or a re-submitted confirmation sends once (idempotency key)",
+    { tag: "@remote" },
+    async ({ page }, testInfo) => {
+      const { user } = await walletWith15Eth(page, testInfo, "send-twice");
+      await openForm(page, testInfo);
+      await fillForm(page, testInfo, RECEIVER, "0.1");
+      await review(page);
+      // The confirmation form as the browser would post it (a second press, a resubmission).
+      const form = page.locator("form.send-form");
+      const posted: Record<string, string> = { intent: "confirm" };
+      for (const name of ["csrf", "key", "address", "coin", "fiat"])
+        posted[name] = await form.locator(`input[name="${name}"]`).inputValue();
+      expect(posted.key).toMatch(/^[A-Za-z0-9_-]{16,128}$/);
+      let id: string;
+      if (jsEnabled(testInfo)) {
+        // A double click on Confirm.
+        await warning(page).getByRole("button", { name: "Confirm" }).dblclick();
+        await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+        id = new URL(page.url()).searchParams.get("sent") ?? "";
+      } else {
+        id = await confirm(page);
+      }
+
+      await page.reload();
       await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
-      id = new URL(page.url()).searchParams.get("sent") ?? "";
-    } else {
-      id = await confirm(page);
-    }
+      await expect(page.locator(".send-success-amount")).toHaveText("0.1000 ETH");
 
-    await page.reload();
-    await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
-    await expect(page.locator(".send-success-amount")).toHaveText("0.1000 ETH");
+      // Back to the confirmation is not served from the cache: every page and form answer is
+      // `no-store` (record 014), so the browser asks to resubmit. What a resubmission sends
+      // is the same form again, and the same key answers the same send.
+      const again = await page.request.post("/wallet/eth", { form: posted, maxRedirects: 0 });
+      expect(again.status()).toBe(302);
+      expect(again.headers()["location"]).toBe(`/wallet/eth?sent=${id}`);
 
-    // Back to the confirmation is not served from the cache: every page and form answer is
-    // `no-store` (record 014), so the browser asks to resubmit. What a resubmission sends
-    // is the same form again, and the same key answers the same send.
-    const again = await page.request.post("/wallet/eth", { form: posted, maxRedirects: 0 });
-    expect(again.status()).toBe(302);
-    expect(again.headers()["location"]).toBe(`/wallet/eth?sent=${id}`);
-
-    expect(pendingSends(user.email).map((s) => s.sendId)).toEqual([id]);
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(page.locator(".tx-list li").filter({ hasText: "Sent" })).toHaveCount(1);
-    await expect(balance(page)).toHaveText("Balance: 1.4000 ETH");
-  });
+      expect(pendingSends(user.email).map((s) => s.sendId)).toEqual([id]);
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(page.locator(".tx-list li").filter({ hasText: "Sent" })).toHaveCount(1);
+      await expect(balance(page)).toHaveText("Balance: 1.4000 ETH");
+    },
+  );
 
   test("'Send another one' opens a fresh form; the receiver's address can be copied", async ({
     page,

@@ -31,49 +31,49 @@ async function sessionCookie(page: Page) {
   return cookie;
 }
 
-test("a restore ends the account's sessions in every other browser", async ({
-  browser,
-  page,
-  request,
-}, testInfo) => {
-  const user = await createUser(request, "sessions-restore");
-  await login(page, testInfo, user);
-  const elsewhere = await newPage(browser, testInfo);
-  await login(elsewhere, testInfo, user);
+test(
+  "a restore ends the account's sessions in every other browser",
+  { tag: "@remote" },
+  async ({ browser, page, request }, testInfo) => {
+    const user = await createUser(request, "sessions-restore");
+    await login(page, testInfo, user);
+    const elsewhere = await newPage(browser, testInfo);
+    await login(elsewhere, testInfo, user);
 
-  // A third browser restores the wallet with the phrase and a new password.
-  const restorer = await newPage(browser, testInfo);
-  await visit(restorer, "/restore-wallet", testInfo);
-  await restorer.getByLabel("Email").fill(user.email);
-  await restorer.getByRole("button", { name: "Next" }).click();
-  await expect(restorer.getByText("Step 2 of 3")).toBeVisible();
-  await waitForReady(restorer, testInfo);
-  for (let i = 0; i < 12; i++)
-    await restorer.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
-  await restorer.getByRole("button", { name: "Next" }).click();
-  await expect(restorer.getByText("Step 3 of 3")).toBeVisible();
-  const newPassword = `restored-${crypto.randomUUID()}`;
-  recordSecret("password", newPassword);
-  await restorer.getByLabel("New password").fill(newPassword);
-  await restorer.getByLabel("Confirm password").fill(newPassword);
-  await restorer.getByRole("button", { name: "Confirm" }).click();
-  await expect(restorer).toHaveURL(/\/login$/);
-  await expect(
-    restorer.getByText("Your password has been changed. Log in with your new password."),
-  ).toBeVisible();
+    // A third browser restores the wallet with the phrase and a new password.
+    const restorer = await newPage(browser, testInfo);
+    await visit(restorer, "/restore-wallet", testInfo);
+    await restorer.getByLabel("Email").fill(user.email);
+    await restorer.getByRole("button", { name: "Next" }).click();
+    await expect(restorer.getByText("Step 2 of 3")).toBeVisible();
+    await waitForReady(restorer, testInfo);
+    for (let i = 0; i < 12; i++)
+      await restorer.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
+    await restorer.getByRole("button", { name: "Next" }).click();
+    await expect(restorer.getByText("Step 3 of 3")).toBeVisible();
+    const newPassword = `restored-${crypto.randomUUID()}`;
+    recordSecret("password", newPassword);
+    await restorer.getByLabel("New password").fill(newPassword);
+    await restorer.getByLabel("Confirm password").fill(newPassword);
+    await restorer.getByRole("button", { name: "Confirm" }).click();
+    await expect(restorer).toHaveURL(/\/login$/);
+    await expect(
+      restorer.getByText("Your password has been changed. Log in with your new password."),
+    ).toBeVisible();
 
-  // Both signed-in browsers are visitors now: a protected page sends them to the landing page.
-  for (const signedIn of [page, elsewhere]) {
-    await signedIn.goto("/home");
-    await expect(signedIn).toHaveURL(/\/$/);
-    await signedIn.goto("/security");
-    await expect(signedIn).toHaveURL(/\/$/);
-  }
-  // The restorer signs in with the new password as usual.
-  await login(restorer, testInfo, { email: user.email, password: newPassword });
-  await elsewhere.context().close();
-  await restorer.context().close();
-});
+    // Both signed-in browsers are visitors now: a protected page sends them to the landing page.
+    for (const signedIn of [page, elsewhere]) {
+      await signedIn.goto("/home");
+      await expect(signedIn).toHaveURL(/\/$/);
+      await signedIn.goto("/security");
+      await expect(signedIn).toHaveURL(/\/$/);
+    }
+    // The restorer signs in with the new password as usual.
+    await login(restorer, testInfo, { email: user.email, password: newPassword });
+    await elsewhere.context().close();
+    await restorer.context().close();
+  },
+);
 
 test("forged, altered, truncated and random cookies are a visitor, never an error", async ({
   page,

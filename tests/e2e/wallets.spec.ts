@@ -86,94 +86,96 @@ test.describe("wallet list", () => {
 });
 
 test.describe("wallets and deposits", () => {
-  test("request → operator issues an address → deposit → balance, EUR, history", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "deposit");
-    await login(page, testInfo, user);
+  test(
+    "request → operator issues an address → deposit → balance, EUR, history",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "deposit");
+      await login(page, testInfo, user);
 
-    // No wallet yet: 'Request ETH Wallet'.
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(page.getByText("Your transactions will appear here")).toBeVisible();
-    await expectAccessible(page);
-    await page.getByRole("button", { name: "Request ETH Wallet" }).click();
-    await expect(page.getByRole("button", { name: "Wallet Requested" })).toBeDisabled();
-    await expect(page.getByText("Wallet requested.")).toBeVisible();
-    await waitForReady(page, testInfo);
-    await expectAccessible(page);
-    // Asking again creates nothing: the page stays in the requested state.
-    expect(ops("requests", "--json").match(new RegExp(user.email, "g"))).toHaveLength(1);
+      // No wallet yet: 'Request ETH Wallet'.
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(page.getByText("Your transactions will appear here")).toBeVisible();
+      await expectAccessible(page);
+      await page.getByRole("button", { name: "Request ETH Wallet" }).click();
+      await expect(page.getByRole("button", { name: "Wallet Requested" })).toBeDisabled();
+      await expect(page.getByText("Wallet requested.")).toBeVisible();
+      await waitForReady(page, testInfo);
+      await expectAccessible(page);
+      // Asking again creates nothing: the page stays in the requested state.
+      expect(ops("requests", "--json").match(new RegExp(user.email, "g"))).toHaveLength(1);
 
-    // The operator issues an address; the user sees it.
-    const walletId = requestedWalletId(user.email, "ETH");
-    // Stored (and shown) in its EIP-55 checksummed form.
-    const issued = /Issued (0x[0-9a-fA-F]{40}) /u.exec(ops("issue-address", walletId, freshEthAddress()));
-    const address = issued?.[1] ?? "";
-    expect(address).toMatch(/[A-F]/u);
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(page.getByText(address)).toBeVisible();
-    await expect(page.getByRole("button", { name: "Send ETH" })).toBeVisible();
-    if (jsEnabled(testInfo))
-      await expect(page.getByRole("button", { name: "Copy wallet address" })).toBeVisible();
+      // The operator issues an address; the user sees it.
+      const walletId = requestedWalletId(user.email, "ETH");
+      // Stored (and shown) in its EIP-55 checksummed form.
+      const issued = /Issued (0x[0-9a-fA-F]{40}) /u.exec(ops("issue-address", walletId, freshEthAddress()));
+      const address = issued?.[1] ?? "";
+      expect(address).toMatch(/[A-F]/u);
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(page.getByText(address)).toBeVisible();
+      await expect(page.getByRole("button", { name: "Send ETH" })).toBeVisible();
+      if (jsEnabled(testInfo))
+        await expect(page.getByRole("button", { name: "Copy wallet address" })).toBeVisible();
 
-    // The operator credits 1.5 ETH; the same on-chain id again credits nothing more.
-    const txid = `0x${randomBytes(32).toString("hex")}`;
-    ops("credit", walletId, "1.5", txid, "--usd", "4500");
-    expect(ops("credit", walletId, "1.5", txid)).toMatch(/already credited/i);
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(page.locator(".wallet-balance")).toHaveText("Balance: 1.5000 ETH");
-    await expectAccessible(page);
+      // The operator credits 1.5 ETH; the same on-chain id again credits nothing more.
+      const txid = `0x${randomBytes(32).toString("hex")}`;
+      ops("credit", walletId, "1.5", txid, "--usd", "4500");
+      expect(ops("credit", walletId, "1.5", txid)).toMatch(/already credited/i);
+      await visit(page, "/wallet/eth", testInfo);
+      await expect(page.locator(".wallet-balance")).toHaveText("Balance: 1.5000 ETH");
+      await expectAccessible(page);
 
-    // The list: ETH now first (the only value), balance with 2 decimals.
-    await visit(page, "/home", testInfo);
-    expect((await tickersInOrder(page))[0]).toBe("ETH");
-    const eth = coinRows(page).filter({ hasText: "Ethereum" });
-    await expect(eth.getByRole("cell").first()).toHaveText("1.50");
-    const usdTotal = await page.locator(".sidebar .total-value").textContent();
-    expect(usdTotal).toMatch(/^\$\d+\.\d{2}$/);
-    expect(usdTotal).not.toBe("$0.00");
+      // The list: ETH now first (the only value), balance with 2 decimals.
+      await visit(page, "/home", testInfo);
+      expect((await tickersInOrder(page))[0]).toBe("ETH");
+      const eth = coinRows(page).filter({ hasText: "Ethereum" });
+      await expect(eth.getByRole("cell").first()).toHaveText("1.50");
+      const usdTotal = await page.locator(".sidebar .total-value").textContent();
+      expect(usdTotal).toMatch(/^\$\d+\.\d{2}$/);
+      expect(usdTotal).not.toBe("$0.00");
 
-    // Switching to EUR changes every fiat figure.
-    await page.locator(".sidebar .currency-picker summary").click();
-    await page.locator(".sidebar").getByRole("button", { name: "EUR €" }).click();
-    await expect(page.locator(".sidebar .total-value")).toHaveText(/^€\d+\.\d{2}$/);
-    await expect(eth.getByRole("cell").nth(1)).toHaveText(/^€/);
-    await expect(page.locator(".sidebar .currency-picker summary")).toHaveText("EUR €");
+      // Switching to EUR changes every fiat figure.
+      await page.locator(".sidebar .currency-picker summary").click();
+      await page.locator(".sidebar").getByRole("button", { name: "EUR €" }).click();
+      await expect(page.locator(".sidebar .total-value")).toHaveText(/^€\d+\.\d{2}$/);
+      await expect(eth.getByRole("cell").nth(1)).toHaveText(/^€/);
+      await expect(page.locator(".sidebar .currency-picker summary")).toHaveText("EUR €");
 
-    // The deposit in /history, expandable.
-    await visit(page, "/history", testInfo);
-    const row = page.locator(".tx-list li").first();
-    await expect(row.locator("summary")).toContainText("Received");
-    await expect(row.locator("summary")).toContainText("+1.500 ETH");
-    await expect(row.locator("summary")).toContainText("Confirmed");
-    await row.locator("summary").click();
-    await expect(row.getByText("1.5 ETH", { exact: true })).toBeVisible();
-    await expect(row.getByText("€", { exact: false }).first()).toBeVisible();
-    await expectAccessible(page);
+      // The deposit in /history, expandable.
+      await visit(page, "/history", testInfo);
+      const row = page.locator(".tx-list li").first();
+      await expect(row.locator("summary")).toContainText("Received");
+      await expect(row.locator("summary")).toContainText("+1.500 ETH");
+      await expect(row.locator("summary")).toContainText("Confirmed");
+      await row.locator("summary").click();
+      await expect(row.getByText("1.5 ETH", { exact: true })).toBeVisible();
+      await expect(row.getByText("€", { exact: false }).first()).toBeVisible();
+      await expectAccessible(page);
 
-    // A fresh login resets the currency to USD.
-    await page.context().clearCookies();
-    await login(page, testInfo, user);
-    await expect(page.locator(".sidebar .currency-picker summary")).toHaveText("USD $");
-  });
+      // A fresh login resets the currency to USD.
+      await page.context().clearCookies();
+      await login(page, testInfo, user);
+      await expect(page.locator(".sidebar .currency-picker summary")).toHaveText("USD $");
+    },
+  );
 });
 
 test.describe("unread messages", () => {
-  test("no badge without unread messages; the count behind it answers only the signed-in user", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "unread");
-    await login(page, testInfo, user);
-    const notifications = page.locator(".sidebar").getByRole("link", { name: /^Notifications/ });
-    await expect(notifications).toHaveText("Notifications");
-    const answer = await page.request.get("/unread-count");
-    expect(answer.status()).toBe(200);
-    expect(answer.headers()["cache-control"]).toBe("no-store");
-    expect(await answer.json()).toEqual({ count: 0 });
-    const visitor = await request.get("/unread-count", { maxRedirects: 0 });
-    expect(visitor.status()).toBe(302);
-    expect(visitor.headers()["location"]).toBe("/");
-  });
+  test(
+    "no badge without unread messages; the count behind it answers only the signed-in user",
+    { tag: "@remote" },
+    async ({ page, request }, testInfo) => {
+      const user = await createUser(request, "unread");
+      await login(page, testInfo, user);
+      const notifications = page.locator(".sidebar").getByRole("link", { name: /^Notifications/ });
+      await expect(notifications).toHaveText("Notifications");
+      const answer = await page.request.get("/unread-count");
+      expect(answer.status()).toBe(200);
+      expect(answer.headers()["cache-control"]).toBe("no-store");
+      expect(await answer.json()).toEqual({ count: 0 });
+      const visitor = await request.get("/unread-count", { maxRedirects: 0 });
+      expect(visitor.status()).toBe(302);
+      expect(visitor.headers()["location"]).toBe("/");
+    },
+  );
 });
