@@ -1,0 +1,248 @@
+// Shared pieces of the benchmark harness: child processes that are always
+// cleaned up, throw-away databases, the production server, percentiles and
+// CPU accounting. Nothing here measures anything by itself.
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+
+export const root = path.resolve(import.meta.dirname, "../..");
+
+// ---------------------------------------------------------------------------
+// Cleanup: every child process and database registers an undo step; they run
+// in reverse order at the end, on failure, and on SIGINT/SIGTERM.
+// ---------------------------------------------------------------------------
+
+type Undo = () => Promise<void> | void;
+const undoSteps: Undo[] = [];
+
+export function onCleanup(step: Undo): () => void {
+  undoSteps.push(step);
+  return () => {
+    const at = undoSteps.indexOf(step);
+    if (at >= 0) undoSteps.splice(at, 1);
+  };
+}
+
+export async function cleanupAll(): Promise<void> {
+  while (undoSteps.length > 0) {
+    const step = undoSteps.pop();
+    try {
+      await step?.();
+    } catch (error) {
+      console.error(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+let signalled = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (signalled) return;
+    signalled = true;
+    console.error(`\n${signal}: cleaning up…`);
+    void cleanupAll().finally(() => process.exit(130));
+  });
+}
+
+/** Stops a child process: SIGTERM, then SIGKILL after `graceMs`. */
+export async function stopChild(child: ChildProcess, graceMs = 5_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const killed = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
+  if (!killed) {
+    child.kill("SIGKILL");
+    await exited;
+  }
+}
+
+/** A child process that is stopped at cleanup if it is still running. */
+export function spawnTracked(
+  command: string,
+  args: string[],
+  options: Parameters<typeof spawn>[2],
+): ChildProcess {
+  const child = spawn(command, args, options);
+  const forget = onCleanup(() => stopChild(child));
+  child.once("exit", forget);
+  return child;
+}
+
+/** Runs a command to completion and returns its output; throws on a non-zero exit. */
+export async function run(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const child = spawnTracked(command, args, {
+    cwd: options.cwd ?? root,
+    env: options.env ?? process.env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (exitCode) => resolve(exitCode));
+  });
+  if (code !== 0) {
+    throw new Error(`${path.basename(command)} ${args[0] ?? ""} exited with ${code}: ${stderr.slice(-2000)}`);
+  }
+  return { stdout, stderr };
+}
+
+// ---------------------------------------------------------------------------
+// PostgreSQL: throw-away databases on the admin URL's server.
+// ---------------------------------------------------------------------------
+
+export const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+export function databaseUrl(name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function admin<T = Record<string, unknown>>(statement: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return (await client.query(statement)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a database that is dropped at cleanup. */
+export async function throwAwayDatabase(name: string): Promise<string> {
+  if (!/^[a-z0-9_]+$/u.test(name)) throw new Error(`bad database name ${name}`);
+  await admin(`CREATE DATABASE "${name}"`);
+  onCleanup(() => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).then(() => undefined));
+  return databaseUrl(name);
+}
+
+// ---------------------------------------------------------------------------
+// The production server, in its own process.
+// ---------------------------------------------------------------------------
+
+export interface ServerHandle {
+  base: string;
+  pid: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export interface ServerOptions {
+  port: number;
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  sessionSecret: string;
+  backendSecret: string;
+}
+
+/** The environment the benchmarked server runs with (also used by the seeding process). */
+export function serverEnv(opts: ServerOptions): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    NODE_ENV: "production",
+    HOST: "127.0.0.1",
+    PORT: String(opts.port),
+    DATA_DIR: opts.dataDir,
+    SESSION_SECRET: opts.sessionSecret,
+    BACKEND_SECRET: opts.backendSecret,
+    FEEDS_OFFLINE: "true",
+  };
+  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  return env;
+}
+
+export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
+  const child = spawnTracked(process.execPath, [path.join(root, "server/host.ts")], {
+    cwd: root,
+    env: serverEnv(opts),
+    // One JSON log line per request: discarded (writing them is part of the server's cost).
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const base = `http://127.0.0.1:${opts.port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`the server exited at start: ${stderr}`);
+    try {
+      const answer = await fetch(`${base}/login`);
+      await answer.arrayBuffer();
+      if (answer.ok) break;
+    } catch {
+      // not up yet
+    }
+    if (i > 300) throw new Error(`the server did not start within 30 s: ${stderr}`);
+    await sleep(100);
+  }
+  if (child.pid === undefined) throw new Error("the server has no pid");
+  return { base, pid: child.pid, child, stop: () => stopChild(child) };
+}
+
+// ---------------------------------------------------------------------------
+// Figures.
+// ---------------------------------------------------------------------------
+
+/** The p-th percentile (0–100) of ascending values, nearest rank. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length) - 1;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN;
+}
+
+export function round(value: number, digits = 1): number {
+  const scale = 10 ** digits;
+  return Math.round(value * scale) / scale;
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** Busy and total CPU time of the whole machine so far, in ms, from /proc/stat. */
+export function machineCpuMs(): { busy: number; total: number } {
+  try {
+    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
+    const ticks = line.trim().split(/\s+/u).slice(1).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    return { busy: ((total - idle) * 1000) / 100, total: (total * 1000) / 100 };
+  } catch {
+    return { busy: Number.NaN, total: Number.NaN };
+  }
+}
+
+export function machine(): { cpu: string; cores: number; memoryGiB: number; os: string; node: string } {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model.trim() ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: round(os.totalmem() / 2 ** 30, 1),
+    os: `${os.type()} ${os.release()}`,
+    node: process.version,
+  };
+}
+
+export function log(line: string): void {
+  console.log(`[bench ${new Date().toISOString().slice(11, 19)}] ${line}`);
+}

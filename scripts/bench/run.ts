@@ -1,0 +1,378 @@
+// npm run bench: builds the app (package.json), then for each database in
+// BENCH_DB seeds a fresh one, starts the production server on it and runs the
+// sections; then prints a report, writes bench-results/<date>.json and, with
+// BENCH_WRITE=1, the generated block of BENCHMARKS.md. BENCHMARKS.md says what
+// each section measures and how; the settings are read below.
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDatabase } from "../../server/db/index.ts";
+import { deriveServerKeys } from "../../server/domain/crypto.ts";
+import { runCapacity, type CapacitySettings } from "./capacity.ts";
+import {
+  cleanupAll,
+  log,
+  machine,
+  onCleanup,
+  root,
+  startServer,
+  throwAwayDatabase,
+  type ServerHandle,
+} from "./lib.ts";
+import { runPages, type PageSettings } from "./pages.ts";
+import {
+  renderMarkdown,
+  writeBenchmarksBlock,
+  type BenchResults,
+  type DatabaseRun,
+  type WeightReport,
+} from "./report.ts";
+import {
+  PASSWORD,
+  seedCapacityAccounts,
+  seedPageUser,
+  seedSenders,
+  type SeededUser,
+  type Sender,
+} from "./seed.ts";
+import { mintSessions, signInThroughForm, type MintOptions } from "./sessions.ts";
+import { runSends, type SendSettings } from "./sends.ts";
+
+// ---------------------------------------------------------------------------
+// Settings (environment).
+// ---------------------------------------------------------------------------
+
+function numberEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`);
+  return value;
+}
+
+function listEnv(name: string, fallback: string): string[] {
+  return (process.env[name] || fallback)
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+type Section = "capacity" | "pages" | "sends" | "weight";
+const SECTIONS: Section[] = ["capacity", "pages", "sends", "weight"];
+const databases = listEnv("BENCH_DB", "postgres,pglite");
+for (const d of databases) if (d !== "postgres" && d !== "pglite") throw new Error(`BENCH_DB: unknown ${d}`);
+const only = listEnv("BENCH_ONLY", SECTIONS.join(","));
+for (const s of only) if (!SECTIONS.includes(s as Section)) throw new Error(`BENCH_ONLY: unknown ${s}`);
+const wants = (name: Section) => only.includes(name);
+
+const capacitySettings: CapacitySettings = {
+  levels: listEnv("BENCH_CAPACITY_LEVELS", "500,1000,2000,4000,8000,10000,12000,16000,20000").map(Number),
+  warmupSeconds: numberEnv("BENCH_CAPACITY_WARMUP", 3),
+  seconds: numberEnv("BENCH_CAPACITY_SECONDS", 20),
+  bisectSteps: numberEnv("BENCH_CAPACITY_BISECT", 2),
+  p99LimitMs: numberEnv("BENCH_CAPACITY_P99_MS", 200),
+  sockets: numberEnv("BENCH_CAPACITY_SOCKETS", 256),
+  maxOutstanding: numberEnv("BENCH_CAPACITY_MAX_OUTSTANDING", 2000),
+  pauseSeconds: numberEnv("BENCH_CAPACITY_PAUSE", 3),
+};
+/** Accounts the capacity users share (each user has its own session); see BENCHMARKS.md. */
+const capacityAccounts = numberEnv("BENCH_CAPACITY_ACCOUNTS", 200);
+/** How many capacity users sign in through the real login form (the rest: the app's own session code). */
+const formSignIns = numberEnv("BENCH_FORM_SIGNINS", 20);
+const pageSettings: PageSettings = {
+  connections: numberEnv("BENCH_PAGES_CONNECTIONS", 50),
+  seconds: numberEnv("BENCH_PAGES_SECONDS", 8),
+  warmupSeconds: numberEnv("BENCH_PAGES_WARMUP", 1),
+  helloPort: numberEnv("BENCH_HELLO_PORT", 3299),
+};
+const sendSettings: SendSettings = {
+  clients: numberEnv("BENCH_SENDS_CLIENTS", 32),
+  seconds: numberEnv("BENCH_SENDS_SECONDS", 15),
+  pgbenchScale: numberEnv("BENCH_PGBENCH_SCALE", 10),
+};
+const senderCount = numberEnv("BENCH_SENDERS", 200);
+const pageTransactions = numberEnv("BENCH_PAGE_TRANSACTIONS", 1000);
+const port = numberEnv("BENCH_PORT", 3290);
+const write = process.env.BENCH_WRITE === "1" || process.env.BENCH_WRITE === "true";
+
+// ---------------------------------------------------------------------------
+// Results.
+// ---------------------------------------------------------------------------
+
+const started = performance.now();
+const results: BenchResults = {
+  date: new Date().toISOString(),
+  command: [
+    ...Object.entries(process.env)
+      .filter(([k]) => k.startsWith("BENCH_"))
+      .map(([k, v]) => `${k}=${v ?? ""}`),
+    "npm run bench",
+  ].join(" "),
+  machine: machine(),
+  loadAverageAtStart: os.loadavg().map((n) => Math.round(n * 100) / 100),
+  settings: {
+    databases,
+    sections: only,
+    capacity: { ...capacitySettings, accounts: capacityAccounts, formSignIns },
+    pages: pageSettings,
+    sends: { ...sendSettings, senders: senderCount },
+    pageTransactions,
+  },
+  runs: [],
+};
+
+async function section<T>(name: string, body: () => Promise<T>): Promise<T | { error: string }> {
+  try {
+    return await body();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    log(`${name} failed: ${message}`);
+    process.exitCode = 1;
+    return { error: message };
+  }
+}
+
+/** The weight and Lighthouse modules are written separately; until they exist, "not available". */
+async function optionalModule<T>(file: string, name: string): Promise<T | undefined> {
+  try {
+    const loaded = (await import(new URL(file, import.meta.url).href)) as Record<string, unknown>;
+    return typeof loaded[name] === "function" ? (loaded[name] as T) : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND") return undefined;
+    throw error;
+  }
+}
+
+type MeasureWeight = (
+  root: string,
+) => Promise<Array<{ route: string; jsGzipBytes: number; cssGzipBytes: number }>>;
+type RunLighthouse = (
+  baseURL: string,
+  pages: Array<{ name: string; path: string; cookie?: string }>,
+) => Promise<Array<{ name: string; performance: number; accessibility: number }>>;
+
+async function measureWeightAndLighthouse(base: string, cookie: string): Promise<WeightReport> {
+  const report: WeightReport = { perRoute: "not available", lighthouse: "not available" };
+  const measureWeight = await optionalModule<MeasureWeight>("./weight.ts", "measureWeight");
+  if (measureWeight) {
+    try {
+      report.perRoute = await measureWeight(root);
+      log(
+        `weight: ${report.perRoute.map((r) => `${r.route} JS ${(r.jsGzipBytes / 1024).toFixed(1)} KB`).join(", ")}`,
+      );
+    } catch (error) {
+      report.perRoute = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      process.exitCode = 1;
+    }
+  } else log("weight: scripts/bench/weight.ts not available");
+  const runLighthouse = await optionalModule<RunLighthouse>("./lighthouse.ts", "runLighthouse");
+  if (runLighthouse) {
+    try {
+      report.lighthouse = await runLighthouse(base, [
+        { name: "landing", path: "/" },
+        { name: "login", path: "/login" },
+        { name: "home", path: "/home", cookie },
+        { name: "wallet BTC", path: "/wallet/btc", cookie },
+      ]);
+      log(
+        `lighthouse: ${report.lighthouse.map((r) => `${r.name} ${r.performance}/${r.accessibility}`).join(", ")}`,
+      );
+    } catch (error) {
+      report.lighthouse = `failed: ${error instanceof Error ? error.message : String(error)}`;
+      process.exitCode = 1;
+    }
+  } else log("lighthouse: scripts/bench/lighthouse.ts not available");
+  return report;
+}
+
+// ---------------------------------------------------------------------------
+// One database: seed, serve, measure.
+// ---------------------------------------------------------------------------
+
+async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promise<DatabaseRun> {
+  log(`=== ${kind} ===`);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), `coinkeep-bench-${kind}-`));
+  onCleanup(() => rmSync(dataDir, { recursive: true, force: true }));
+  const databaseUrl = kind === "postgres" ? await throwAwayDatabase(`coinkeep_bench_${suffix}`) : undefined;
+  const sessionSecret = randomBytes(32).toString("base64url");
+  const backendSecret = randomBytes(32).toString("base64url");
+  const serverOptions = { port, dataDir, databaseUrl, sessionSecret, backendSecret };
+  const mintOptions: MintOptions = {
+    sessionSecret,
+    cookieSecure: true, // NODE_ENV=production
+    idleMs: 30 * 60_000,
+    maxMs: 12 * 3_600_000,
+  };
+  const doCapacity = wants("capacity");
+  const doSends = wants("sends") && kind === "postgres";
+
+  // --- Seed, through the domain functions.
+  const seedStart = performance.now();
+  let database = await openDatabase({ databaseUrl, dataDir });
+  const ctx = { db: database.db, keys: deriveServerKeys(backendSecret) };
+  const pageUser = await seedPageUser(ctx, "page@bench.example", pageTransactions);
+  log(`seeded the page user: 9 wallets, ${pageTransactions} transactions`);
+  let accounts: SeededUser[] = [];
+  let senders: Sender[] = [];
+  if (doCapacity) {
+    accounts = await seedCapacityAccounts(ctx, capacityAccounts, 6);
+    log(`seeded ${accounts.length} capacity accounts`);
+  }
+  if (doSends) {
+    senders = await seedSenders(ctx, senderCount, 6);
+    log(`seeded ${senders.length} senders`);
+  }
+  // Capacity users 0..formSignIns-1 sign in through the form once the server is up; the rest
+  // get sessions from the app's own code, minted here before the server holds the database.
+  const minted: string[] = [];
+  const accountOf = (user: number) => accounts[user % accounts.length] as SeededUser;
+  const mintUpTo = async (users: number) => {
+    const from = formSignIns + minted.length;
+    const wanted = Array.from({ length: Math.max(0, users - from) }, (_, i) => accountOf(from + i));
+    if (wanted.length === 0) return;
+    const t = performance.now();
+    minted.push(...(await mintSessions(database.db, mintOptions, wanted, kind === "postgres" ? 8 : 1)));
+    log(`minted ${wanted.length} sessions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+  };
+  if (doCapacity) await mintUpTo(capacitySettings.levels.filter((n) => n <= 2000).at(-1) ?? 0);
+  const seedSeconds = Math.round((performance.now() - seedStart) / 100) / 10;
+  await database.close();
+
+  const dbRun: DatabaseRun = { database: kind, seedSeconds };
+  let server: ServerHandle = await startServer(serverOptions);
+  try {
+    log(`server up on ${server.base} (${kind})`);
+    const pageCookie = await signInThroughForm(server.base, pageUser.email, PASSWORD);
+
+    if (doCapacity) {
+      const formCookies: string[] = [];
+      for (let user = 0; user < formSignIns; user++) {
+        formCookies.push(await signInThroughForm(server.base, accountOf(user).email, PASSWORD));
+      }
+      let delivered = 0;
+      dbRun.capacity = await section("capacity", () =>
+        runCapacity(
+          {
+            base: server.base,
+            serverPid: () => server.pid,
+            async ensureSessions(users) {
+              if (formSignIns + minted.length < users) {
+                if (kind === "pglite") {
+                  // The embedded database is one process's: stop the server to add sessions.
+                  await server.stop();
+                  database = await openDatabase({ dataDir });
+                  await mintUpTo(users);
+                  await database.close();
+                  server = await startServer(serverOptions);
+                } else {
+                  database = await openDatabase({ databaseUrl, dataDir });
+                  await mintUpTo(users);
+                  await database.close();
+                }
+              }
+              const all = [...formCookies, ...minted];
+              // The minted sessions must work exactly as signed-in ones: check a sample.
+              for (const cookie of all.slice(delivered, users).filter((_, i) => i % 97 === 0)) {
+                const answer = await fetch(`${server.base}/unread-count.data?_routes=routes%2Funread-count`, {
+                  headers: { cookie },
+                  redirect: "manual",
+                });
+                await answer.arrayBuffer();
+                if (answer.status !== 200) throw new Error(`a session was refused (${answer.status})`);
+              }
+              const added = all.slice(delivered, users);
+              delivered += added.length;
+              return added;
+            },
+          },
+          capacitySettings,
+        ),
+      );
+    }
+
+    if (wants("pages")) {
+      dbRun.pages = await section("pages", () =>
+        runPages(
+          server.base,
+          [
+            { name: "landing", path: "/" },
+            { name: "login", path: "/login" },
+            { name: "home", path: "/home", cookie: pageCookie },
+            { name: "wallet BTC", path: "/wallet/btc", cookie: pageCookie },
+          ],
+          pageSettings,
+        ),
+      );
+    }
+
+    if (doSends && databaseUrl) {
+      const pgbenchUrl = await throwAwayDatabase(`coinkeep_pgbench_${suffix}`);
+      dbRun.sends = await section("sends", () =>
+        runSends(server.base, databaseUrl, pgbenchUrl, senders, sendSettings),
+      );
+    }
+
+    if (wants("weight") && !results.weight) {
+      results.weight = await measureWeightAndLighthouse(server.base, pageCookie);
+    }
+  } finally {
+    await server.stop();
+  }
+  return dbRun;
+}
+
+// ---------------------------------------------------------------------------
+// Main.
+// ---------------------------------------------------------------------------
+
+try {
+  const suffix = randomBytes(4).toString("hex");
+  if (databases.includes("postgres")) {
+    const { admin } = await import("./lib.ts");
+    const [version] = await admin<{ server_version: string }>("show server_version");
+    results.machine.postgres = version?.server_version;
+  }
+  for (const kind of databases) {
+    try {
+      results.runs.push(await benchDatabase(kind as "postgres" | "pglite", suffix));
+    } catch (error) {
+      // One database failing (say, its server would not start) does not lose the others' figures.
+      const message = error instanceof Error ? error.message : String(error);
+      log(`${kind} failed: ${message}`);
+      process.exitCode = 1;
+      results.runs.push({
+        database: kind as "postgres" | "pglite",
+        seedSeconds: 0,
+        error: message.slice(0, 500),
+      });
+    }
+  }
+  if (wants("weight") && !results.weight) {
+    // No server run above (BENCH_DB empty): nothing to point Lighthouse at.
+    results.weight = { perRoute: "not measured", lighthouse: "not measured" };
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await cleanupAll();
+}
+
+results.totalSeconds = Math.round((performance.now() - started) / 1000);
+const markdown = renderMarkdown(results);
+console.log(`\n${markdown}`);
+const outDir = path.join(root, "bench-results");
+mkdirSync(outDir, { recursive: true });
+const outFile = path.join(outDir, `${results.date.replaceAll(":", "-").slice(0, 19)}.json`);
+writeFileSync(outFile, `${JSON.stringify(results, null, 2)}\n`);
+log(`results written to ${path.relative(root, outFile)}`);
+if (write) {
+  const file = path.join(root, "BENCHMARKS.md");
+  // Formatted as `npm run lint` expects it (prettier aligns the tables).
+  const prettier = await import("prettier");
+  const options = (await prettier.resolveConfig(file)) ?? {};
+  const text = writeBenchmarksBlock(readFileSync(file, "utf8"), markdown);
+  writeFileSync(file, await prettier.format(text, { ...options, filepath: file }));
+  log("BENCHMARKS.md updated");
+}
