@@ -56,7 +56,9 @@ function withoutModal(url: URL): string {
   return `${url.pathname}?${params.toString()}`;
 }
 
-// Opening or closing a modal changes only `?modal=`: nothing to reload.
+// Opening or closing a modal changes only `?modal=`: nothing to reload. The
+// same URL is a revalidation (the 60 s refresh, Refresh, after a fetcher's
+// post): it reloads balances, prices and rates.
 export function shouldRevalidate({
   currentUrl,
   nextUrl,
@@ -64,6 +66,7 @@ export function shouldRevalidate({
   defaultShouldRevalidate,
 }: ShouldRevalidateFunctionArgs) {
   if (formMethod) return defaultShouldRevalidate;
+  if (currentUrl.href === nextUrl.href) return defaultShouldRevalidate;
 
   if (currentUrl.pathname === nextUrl.pathname && withoutModal(currentUrl) === withoutModal(nextUrl))
     return false;

@@ -3,6 +3,7 @@ import { expect, test, type Page } from "@playwright/test";
 import {
   createUser,
   expectAccessible,
+  fundedEthWallet,
   jsEnabled,
   login,
   ops,
@@ -178,4 +179,25 @@ test.describe("unread messages", () => {
       expect(visitor.headers()["location"]).toBe("/");
     },
   );
+});
+
+test.describe("the 60 s refresh (scripts on)", () => {
+  test("a deposit credited while /home is open shows within the minute, total included", async ({
+    page,
+    request,
+  }, testInfo) => {
+    test.skip(!jsEnabled(testInfo), "without scripts the page shows what it had; a reload brings the rest");
+    const user = await createUser(request, "refresh");
+    const { walletId } = await fundedEthWallet(request, user, "0");
+    await page.clock.install();
+    await login(page, testInfo, user);
+    const eth = coinRows(page).filter({ hasText: "Ethereum" });
+    await expect(eth.getByRole("cell").first()).toHaveText("0");
+    await expect(page.locator(".sidebar .total-value")).toHaveText("$0.00");
+
+    ops("credit", walletId, "2.25", `0x${randomBytes(32).toString("hex")}`);
+    await page.clock.runFor("01:00");
+    await expect(eth.getByRole("cell").first()).toHaveText("2.25");
+    await expect(page.locator(".sidebar .total-value")).not.toHaveText("$0.00");
+  });
 });
