@@ -10,7 +10,6 @@
 // while the user touches the page: a tab left open still times out.
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
-  createCookie,
   createSession,
   createSessionStorage,
   redirect,
@@ -20,6 +19,7 @@ import {
   type SessionStorage,
 } from "react-router";
 import { servicesContext, type AppServices } from "./context";
+import { createSignedCookie } from "./signed-cookie.server";
 
 export interface SignedInUser {
   email: string;
@@ -116,7 +116,7 @@ function sessionsFor(s: AppServices): Sessions {
   if (found) return found;
   const { sessionSecret, cookieSecure } = s.config;
   const kv = s.sessions;
-  const cookie = createCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
+  const cookie = createSignedCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
     httpOnly: true,
     sameSite: "lax",
     secure: cookieSecure,
