@@ -1,10 +1,11 @@
 // Every form post passes through here: the CSRF token (double-submit cookie,
 // signed) and, on public forms, the honeypot. A failure is a plain 403/400.
-import { createCookie, data, type RouterContextProvider } from "react-router";
+import { data, type RouterContextProvider } from "react-router";
 import { CSRF, CSRFError } from "remix-utils/csrf/server";
 import { Honeypot, SpamError } from "remix-utils/honeypot/server";
 import type { AppServices } from "./context";
 import { services } from "./session.server";
+import { createSignedCookie } from "./signed-cookie.server";
 
 const HONEYPOT_FIELD_NAME = "ck_name__confirm";
 const csrfs = new WeakMap<AppServices, CSRF>();
@@ -14,7 +15,7 @@ export function csrfFor(s: AppServices): CSRF {
   let csrf = csrfs.get(s);
   if (!csrf) {
     csrf = new CSRF({
-      cookie: createCookie(s.config.cookieSecure ? "__Host-ck_csrf" : "ck_csrf", {
+      cookie: createSignedCookie(s.config.cookieSecure ? "__Host-ck_csrf" : "ck_csrf", {
         httpOnly: true,
         sameSite: "lax",
         secure: s.config.cookieSecure,
