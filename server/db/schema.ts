@@ -113,6 +113,12 @@ export const wallets = pgTable(
  * the wallet's available balance); the other kinds are one system account per
  * coin: 'deposits' (the outside world's side of every deposit, so it runs
  * negative), 'withdrawals_pending' (held sends) and 'withdrawals_settled'.
+ *
+ * `balance` is the running balance of a wallet account (record 017): credits −
+ * debits of its transfers, kept by a trigger on ledger_transfers (migration
+ * 0006) in the same statement as each transfer, and never below zero. The
+ * transfers stay the source of truth; system accounts keep no running balance
+ * (NULL: every send of a coin would otherwise queue on one row).
  */
 export const ledgerAccounts = pgTable(
   "ledger_accounts",
@@ -121,6 +127,8 @@ export const ledgerAccounts = pgTable(
     coin: text("coin").notNull(),
     kind: text("kind").notNull(),
     walletId: uuid("wallet_id").unique("ledger_accounts_wallet_unique"),
+    /** Wallet accounts: the available balance in base units, maintained by the database. System accounts: NULL. */
+    balance: units("balance"),
     createdAt: createdAt(),
   },
   (t) => [
@@ -139,6 +147,9 @@ export const ledgerAccounts = pgTable(
       sql`kind IN ('wallet', 'deposits', 'withdrawals_pending', 'withdrawals_settled')`,
     ),
     check("ledger_accounts_wallet_kind", sql`(kind = 'wallet') = (wallet_id IS NOT NULL)`),
+    // Only wallet accounts keep a running balance, and a wallet never spends more than it holds.
+    check("ledger_accounts_balance_wallet_only", sql`(kind = 'wallet') = (balance IS NOT NULL)`),
+    check("ledger_accounts_balance_nonnegative", sql`balance >= 0`),
   ],
 );
 

@@ -1,7 +1,7 @@
 // Account operations over the database. Pure domain code: no HTTP here.
 // Every function normalises the e-mail itself, so callers cannot forget to.
 import { randomUUID } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { AppDb } from "../db/index.ts";
 import { users, type User } from "../db/schema.ts";
 import {
@@ -147,9 +147,32 @@ export async function checkCredentials(
   rawEmail: string,
   phrase: string | readonly string[],
 ): Promise<CheckCredentialsResult> {
-  const { user, matches } = await findCredentials(ctx, rawEmail, phrase);
+  const [user] = await credentialsQuery(ctx.db).execute({ email: normaliseEmail(rawEmail) });
+  // Compare against a placeholder for an unknown e-mail so both paths do the same work.
+  const matches = phraseMatches(ctx.keys, phrase, user?.phraseHmac ?? "0".repeat(64));
   if (!user || !matches) return { ok: false, reason: "invalid" };
   return { ok: true, userId: user.id, email: user.email };
+}
+
+// checkCredentials runs on every signed-in call (pages poll), so its read is
+// prepared once per database: built once, and planned once per connection.
+const credentialsQueries = new WeakMap<AppDb, ReturnType<typeof prepareCredentialsQuery>>();
+
+function prepareCredentialsQuery(db: AppDb) {
+  return db
+    .select({ id: users.id, email: users.email, phraseHmac: users.phraseHmac })
+    .from(users)
+    .where(eq(users.email, sql.placeholder("email")))
+    .prepare("coinkeep_accounts_check_credentials");
+}
+
+function credentialsQuery(db: AppDb) {
+  let query = credentialsQueries.get(db);
+  if (!query) {
+    query = prepareCredentialsQuery(db);
+    credentialsQueries.set(db, query);
+  }
+  return query;
 }
 
 async function findCredentials(ctx: AccountsContext, rawEmail: string, phrase: string | readonly string[]) {

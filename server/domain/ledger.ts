@@ -10,15 +10,24 @@
 // back to the wallet, 'Declined'). The unique index on pending_id enforces
 // "exactly once" in the database as well.
 //
-// A wallet account never goes below zero: the only operation that debits it
-// (the hold) first locks the account row, then sums its transfers, inside the
-// same transaction. Concurrent holds on one wallet therefore run one after the
-// other on PostgreSQL (PGlite runs one transaction at a time anyway).
+// Running balances (record 017): each wallet account carries its balance in
+// ledger_accounts.balance, applied by a database trigger in the same statement
+// as every transfer row, so reading a balance is one row, not a sum over the
+// wallet's history. The transfers stay the source of truth (the tests check
+// that the column always equals credits − debits); a CHECK keeps the column
+// at or above zero, so the database itself refuses an overdraft.
 //
-// Each operation opens its own transaction; handed a transaction (drizzle's
-// tx is an AppDb too) it becomes a savepoint of the caller's, so a caller can
-// write, e.g., an audit row atomically with the change.
-import { and, eq, inArray, isNull, or, sql, type SQL } from "drizzle-orm";
+// A wallet account never goes below zero: the only operation that debits it
+// (the hold) first locks the account row, then compares its balance with the
+// amount, inside the same statement. Concurrent holds on one wallet therefore
+// run one after the other on PostgreSQL (PGlite runs one at a time anyway).
+//
+// Each operation is one statement or opens its own transaction; handed a
+// transaction (drizzle's tx is an AppDb too) it runs inside the caller's (as a
+// savepoint where it opens one), so a caller can write, e.g., an audit row
+// atomically with the change.
+import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { isTicker, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import { ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
@@ -43,7 +52,10 @@ export class LedgerInputError extends Error {}
 
 /** The ledger account of a wallet; created with the wallet (idempotent). */
 export async function openWalletAccount(db: AppDb, walletId: string, coin: Ticker): Promise<string> {
-  await db.insert(ledgerAccounts).values({ coin, kind: "wallet", walletId }).onConflictDoNothing();
+  await db
+    .insert(ledgerAccounts)
+    .values({ coin, kind: "wallet", walletId, balance: 0n })
+    .onConflictDoNothing();
   const rows = await db
     .select({ id: ledgerAccounts.id })
     .from(ledgerAccounts)
@@ -71,17 +83,6 @@ export async function systemAccount(db: AppDb, coin: Ticker, kind: SystemAccount
   return id;
 }
 
-/** credits − debits of one account, as read by the current statement. */
-async function accountBalance(db: AppDb, accountId: string): Promise<bigint> {
-  const rows = await db
-    .select({
-      balance: sql<string>`coalesce(sum(case when ${ledgerTransfers.creditAccountId} = ${accountId} then ${ledgerTransfers.amount} else -${ledgerTransfers.amount} end), 0)::text`,
-    })
-    .from(ledgerTransfers)
-    .where(or(eq(ledgerTransfers.creditAccountId, accountId), eq(ledgerTransfers.debitAccountId, accountId)));
-  return BigInt(rows[0]?.balance ?? "0");
-}
-
 interface WalletAccount {
   walletId: string;
   userId: string;
@@ -90,24 +91,20 @@ interface WalletAccount {
   accountId: string;
 }
 
+/** The rows of a raw statement, on either driver (both answer { rows }). */
+function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
 function toTicker(coin: string): Ticker {
   if (!isTicker(coin)) throw new Error(`unknown coin in the database: ${coin}`);
   return coin;
 }
 
-/**
- * A wallet with its ledger account. With lock, the account row is locked
- * (FOR NO KEY UPDATE: conflicts with other holds' locks, but not with the
- * KEY SHARE locks that foreign-key checks of concurrent deposits and voids
- * take, so those are not held up) until the transaction ends.
- */
-async function findWalletAccount(
-  db: AppDb,
-  walletId: string,
-  lock = false,
-): Promise<WalletAccount | undefined> {
+/** A wallet with its ledger account. */
+async function findWalletAccount(db: AppDb, walletId: string): Promise<WalletAccount | undefined> {
   if (!isUuid(walletId)) return undefined;
-  const query = db
+  const rows = await db
     .select({
       walletId: wallets.id,
       userId: wallets.userId,
@@ -118,7 +115,6 @@ async function findWalletAccount(
     .from(ledgerAccounts)
     .innerJoin(wallets, eq(wallets.id, ledgerAccounts.walletId))
     .where(eq(ledgerAccounts.walletId, walletId));
-  const rows = lock ? await query.for("no key update", { of: ledgerAccounts }) : await query;
   const row = rows[0];
   return row ? { ...row, coin: toTicker(row.coin) } : undefined;
 }
@@ -272,6 +268,8 @@ export interface HoldWithdrawalInput {
   amountUsd: string | null;
   /** When given, a wallet of anyone else is answered as not found (and nothing is written). */
   ownerId?: string;
+  /** When given, the coin the caller read the amount in: a wallet of another coin is an error (nothing written). */
+  coin?: Ticker;
 }
 
 export type HoldWithdrawalResult =
@@ -281,6 +279,8 @@ export type HoldWithdrawalResult =
       holdTransferId: string;
       coin: Ticker;
       createdAt: Date;
+      /** createdAt as ISO 8601 (UTC, milliseconds), as the database wrote it into a recorded answer. */
+      date: string;
       /** The available balance left after the hold. */
       available: bigint;
     }
@@ -288,65 +288,191 @@ export type HoldWithdrawalResult =
   | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" }
   | { ok: false; reason: "insufficient-balance"; available: bigint };
 
+/** A send's idempotency record (call 6, record 010), written by the same statement as its hold. */
+export interface SendRecord {
+  userId: string;
+  key: string;
+  /** SHA-256 of the canonical request. */
+  requestHash: string;
+  /** The answer to record, without `id` and `date`: the statement adds the withdrawal's. */
+  response: Record<string, unknown>;
+}
+
+export type HoldSendResult =
+  | HoldWithdrawalResult
+  /** The key was already recorded (by this user): nothing was written; the first request's record. */
+  | { ok: false; reason: "recorded"; requestHash: string; response: unknown };
+
 /**
  * wallet → withdrawals_pending, plus the withdrawals row ('pending'). Refused,
  * with nothing written, when the wallet's available balance is below units.
  * `available` on success is the balance left after the hold.
  */
 export async function holdWithdrawal(db: AppDb, input: HoldWithdrawalInput): Promise<HoldWithdrawalResult> {
+  const result = await holdSend(db, input);
+  if (!result.ok && result.reason === "recorded") throw new Error("a hold without a key found a record");
+  return result;
+}
+
+/** The hold (holdSend), as one statement with named parameters; see holdSend for what it does. */
+const HOLD_SEND = sql`
+  WITH account AS (
+    SELECT a.id, a.coin, a.balance, w.user_id, w.address
+    FROM ledger_accounts a JOIN wallets w ON w.id = a.wallet_id
+    WHERE a.wallet_id = ${sql.placeholder("walletId")}::uuid
+    FOR NO KEY UPDATE OF a
+  ),
+  pending AS (
+    SELECT id FROM ledger_accounts
+    WHERE coin = (SELECT coin FROM account) AND kind = 'withdrawals_pending' AND wallet_id IS NULL
+  ),
+  recorded AS (
+    SELECT request_hash, response FROM send_requests
+    WHERE user_id = ${sql.placeholder("recordUserId")}::uuid
+      AND idempotency_key = ${sql.placeholder("recordKey")}::text
+  ),
+  allowed AS (
+    SELECT account.id, account.coin, pending.id AS pending_id FROM account, pending
+    WHERE (${sql.placeholder("ownerId")}::uuid IS NULL OR account.user_id = ${sql.placeholder("ownerId")}::uuid)
+      AND (${sql.placeholder("coin")}::text IS NULL OR account.coin = ${sql.placeholder("coin")}::text)
+      AND NOT EXISTS (SELECT 1 FROM recorded)
+      AND account.address IS NOT NULL
+      AND account.address <> ${sql.placeholder("destination")}::text
+      AND account.balance >= ${sql.placeholder("units")}::numeric
+  ),
+  hold AS (
+    INSERT INTO ledger_transfers (coin, debit_account_id, credit_account_id, amount, kind, amount_usd)
+    SELECT coin, id, pending_id, ${sql.placeholder("units")}::numeric, 'withdrawal_hold',
+      ${sql.placeholder("amountUsd")}::text
+    FROM allowed
+    RETURNING id
+  ),
+  withdrawal AS (
+    INSERT INTO withdrawals (wallet_id, amount, amount_usd, destination, status, hold_transfer_id)
+    SELECT ${sql.placeholder("walletId")}::uuid, ${sql.placeholder("units")}::numeric,
+      ${sql.placeholder("amountUsd")}::text, ${sql.placeholder("destination")}::text, 'pending', id
+    FROM hold
+    RETURNING id, hold_transfer_id,
+      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS date
+  ),
+  request AS (
+    INSERT INTO send_requests (user_id, idempotency_key, request_hash, withdrawal_id, response)
+    SELECT ${sql.placeholder("recordUserId")}::uuid, ${sql.placeholder("recordKey")}::text,
+      ${sql.placeholder("requestHash")}::text, id,
+      ${sql.placeholder("response")}::jsonb || jsonb_build_object('id', id, 'date', date)
+    FROM withdrawal
+    WHERE ${sql.placeholder("recordKey")}::text IS NOT NULL
+  )
+  SELECT account.coin, account.balance::text AS balance, account.user_id, account.address,
+    (SELECT id FROM pending) AS pending_id,
+    recorded.request_hash, recorded.response,
+    withdrawal.id AS withdrawal_id, withdrawal.hold_transfer_id, withdrawal.date
+  FROM account
+  LEFT JOIN recorded ON true
+  LEFT JOIN withdrawal ON true`;
+
+/**
+ * A fixed statement prepared once per database connection under `name`:
+ * PostgreSQL parses and plans it once, not on every call, and its text is
+ * built once per process. The values fill its placeholders.
+ */
+function preparedStatement(name: string, statement: SQL) {
+  const query = new PgDialect().sqlToQuery(statement);
+  return async <T>(db: AppDb, values: Record<string, unknown>): Promise<T[]> =>
+    rowsOf<T>(await db._.session.prepareQuery(query, undefined, name, false).execute(values));
+}
+
+const runHoldSend = preparedStatement("coinkeep_ledger_hold_send", HOLD_SEND);
+
+/**
+ * holdWithdrawal, and when `record` is given, the send's idempotency record
+ * too: looked up first (a recorded key answers "recorded" and nothing is
+ * written), else written with the hold. The same order of checks as record 010.
+ *
+ * One statement, so one round trip and atomic by itself: it locks the wallet's
+ * account row (FOR NO KEY UPDATE: a concurrent hold on this wallet waits, then
+ * reads the balance its predecessor left; the KEY SHARE locks of foreign-key
+ * checks are not held up), checks, and inserts the hold transfer, the
+ * withdrawal and the record only when every check passes. The trigger of
+ * migration 0006 takes the amount off the account's running balance in the same
+ * statement; its CHECK (balance ≥ 0) refuses an overdraft should a check here ever be wrong.
+ */
+export async function holdSend(
+  db: AppDb,
+  input: HoldWithdrawalInput & { record?: SendRecord },
+): Promise<HoldSendResult> {
   requirePositive(input.units);
   const destination = input.destination;
   if (destination.length === 0 || destination.length > MAX_DESTINATION) {
     throw new LedgerInputError(`destination must be 1 to ${MAX_DESTINATION} characters`);
   }
   const amountUsd = usdOrNull(input.amountUsd);
+  if (!isUuid(input.walletId)) return { ok: false, reason: "wallet-not-found" };
+  const ownerId = input.ownerId;
+  if (ownerId !== undefined && !isUuid(ownerId)) return { ok: false, reason: "wallet-not-found" };
+  const record = input.record;
 
-  return db.transaction(async (tx): Promise<HoldWithdrawalResult> => {
-    // Lock first, then read the balance: a concurrent hold on this wallet waits here until we commit.
-    const wallet = await findWalletAccount(tx, input.walletId, true);
-    if (!wallet) return { ok: false, reason: "wallet-not-found" };
-    if (input.ownerId !== undefined && wallet.userId !== input.ownerId) {
-      return { ok: false, reason: "wallet-not-found" };
+  interface Row {
+    coin: string;
+    balance: string;
+    user_id: string;
+    address: string | null;
+    pending_id: string | null;
+    request_hash: string | null;
+    response: unknown;
+    withdrawal_id: string | null;
+    hold_transfer_id: string | null;
+    /** created_at (timestamp(3)) as ISO 8601: the drivers disagree on how they hand a timestamp back. */
+    date: string | null;
+  }
+  const [row] = await runHoldSend<Row>(db, {
+    walletId: input.walletId,
+    ownerId: ownerId ?? null,
+    coin: input.coin ?? null,
+    units: input.units.toString(),
+    destination,
+    amountUsd,
+    recordUserId: record?.userId ?? null,
+    recordKey: record?.key ?? null,
+    requestHash: record?.requestHash ?? null,
+    response: record ? JSON.stringify(record.response) : null,
+  });
+  if (!row) return { ok: false, reason: "wallet-not-found" };
+  const coin = toTicker(row.coin);
+  const balance = BigInt(row.balance);
+  if (row.withdrawal_id !== null) {
+    if (row.hold_transfer_id === null || row.date === null) {
+      throw new Error("hold statement returned an incomplete withdrawal");
     }
-    if (wallet.address === null) return { ok: false, reason: "no-address" };
-    if (wallet.address === destination) return { ok: false, reason: "own-address" };
-    const available = await accountBalance(tx, wallet.accountId);
-    if (available < input.units) return { ok: false, reason: "insufficient-balance", available };
-
-    const pending = await systemAccount(tx, wallet.coin, "withdrawals_pending");
-    const [hold] = await tx
-      .insert(ledgerTransfers)
-      .values({
-        coin: wallet.coin,
-        debitAccountId: wallet.accountId,
-        creditAccountId: pending,
-        amount: input.units,
-        kind: "withdrawal_hold",
-        amountUsd,
-      })
-      .returning({ id: ledgerTransfers.id });
-    if (!hold) throw new Error("hold insert returned nothing");
-    const [withdrawal] = await tx
-      .insert(withdrawals)
-      .values({
-        walletId: wallet.walletId,
-        amount: input.units,
-        amountUsd,
-        destination,
-        status: "pending",
-        holdTransferId: hold.id,
-      })
-      .returning({ id: withdrawals.id, createdAt: withdrawals.createdAt });
-    if (!withdrawal) throw new Error("withdrawal insert returned nothing");
     return {
       ok: true,
-      withdrawalId: withdrawal.id,
-      holdTransferId: hold.id,
-      coin: wallet.coin,
-      createdAt: withdrawal.createdAt,
-      available: available - input.units,
+      withdrawalId: row.withdrawal_id,
+      holdTransferId: row.hold_transfer_id,
+      coin,
+      createdAt: new Date(row.date),
+      date: row.date,
+      available: balance - input.units,
     };
-  });
+  }
+  // Nothing written: the first failing check, in the order of `allowed` above.
+  if (ownerId !== undefined && row.user_id !== ownerId.toLowerCase())
+    return { ok: false, reason: "wallet-not-found" };
+  if (input.coin !== undefined && coin !== input.coin) {
+    throw new Error(`hold of ${input.coin} units asked of a ${coin} wallet`);
+  }
+  if (row.request_hash !== null) {
+    const response: unknown = typeof row.response === "string" ? JSON.parse(row.response) : row.response;
+    return { ok: false, reason: "recorded", requestHash: row.request_hash, response };
+  }
+  if (row.address === null) return { ok: false, reason: "no-address" };
+  if (row.address === destination) return { ok: false, reason: "own-address" };
+  if (balance < input.units) return { ok: false, reason: "insufficient-balance", available: balance };
+  if (row.pending_id === null) {
+    // The coin's first send ever: create its pending account, then hold again.
+    await systemAccount(db, coin, "withdrawals_pending");
+    return holdSend(db, input);
+  }
+  throw new Error("hold statement wrote nothing although every check passed");
 }
 
 export type DecideWithdrawalResult =
@@ -436,8 +562,12 @@ export async function voidWithdrawal(
 
 /** The wallet's available balance (holds already subtracted), in base units; 0 for an unknown wallet. */
 export async function walletBalance(db: AppDb, walletId: string): Promise<bigint> {
-  const wallet = await findWalletAccount(db, walletId);
-  return wallet ? accountBalance(db, wallet.accountId) : 0n;
+  if (!isUuid(walletId)) return 0n;
+  const rows = await db
+    .select({ balance: ledgerAccounts.balance })
+    .from(ledgerAccounts)
+    .where(eq(ledgerAccounts.walletId, walletId));
+  return rows[0]?.balance ?? 0n;
 }
 
 export interface WalletBalance {
@@ -452,12 +582,9 @@ export interface WalletBalance {
 
 /**
  * Balances of the wallets matching where (over wallets), ordered by
- * requested_at, coin. Each balance is two index-backed sums per account.
+ * requested_at, coin: each wallet account's running balance.
  */
 export async function walletBalancesWhere(db: AppDb, where: SQL | undefined): Promise<WalletBalance[]> {
-  // Spelled out: drizzle leaves a column unqualified in single-table selects, and inside the
-  // subqueries an unqualified "id" would be the transfer's own id.
-  const account = sql.raw(`"ledger_accounts"."id"`);
   const rows = await db
     .select({
       walletId: wallets.id,
@@ -465,16 +592,16 @@ export async function walletBalancesWhere(db: AppDb, where: SQL | undefined): Pr
       coin: wallets.coin,
       address: wallets.address,
       requestedAt: wallets.requestedAt,
-      units: sql<string>`(
-        coalesce((select sum(lt.amount) from ledger_transfers lt where lt.credit_account_id = ${account}), 0)
-        - coalesce((select sum(lt.amount) from ledger_transfers lt where lt.debit_account_id = ${account}), 0)
-      )::text`,
+      units: ledgerAccounts.balance,
     })
     .from(wallets)
     .innerJoin(ledgerAccounts, eq(ledgerAccounts.walletId, wallets.id))
     .where(where)
     .orderBy(wallets.requestedAt, wallets.coin);
-  return rows.map((row) => ({ ...row, coin: toTicker(row.coin), units: BigInt(row.units) }));
+  return rows.map((row) => {
+    if (row.units === null) throw new Error("wallet account without a running balance");
+    return { ...row, coin: toTicker(row.coin), units: row.units };
+  });
 }
 
 /** Every wallet of the user with its available balance. */

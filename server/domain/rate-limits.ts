@@ -16,7 +16,7 @@
 // Password attempts are reserved before the password is checked (the slot is
 // taken first and handed back on success), so 50 parallel guesses get exactly
 // the allowed number checked.
-import { createHmac, hkdfSync } from "node:crypto";
+import { createHmac, createSecretKey, hkdfSync } from "node:crypto";
 import { and, eq, inArray, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import type { AppDb } from "../db/index.ts";
 import { rateLimits } from "../db/schema.ts";
@@ -110,8 +110,17 @@ export type RateLimiter = ReturnType<typeof createRateLimiter>;
 export function createRateLimiter(opts: RateLimiterOptions) {
   const { db, policy } = opts;
   const now = opts.now ?? (() => new Date());
-  const hmacKey = Buffer.from(
-    hkdfSync("sha256", Buffer.from(opts.secret, "utf8"), Buffer.alloc(0), "coinkeep rate-limit keys v1", 32),
+  // A KeyObject, made once: createHmac with raw bytes would import the key again on every call.
+  const hmacKey = createSecretKey(
+    Buffer.from(
+      hkdfSync(
+        "sha256",
+        Buffer.from(opts.secret, "utf8"),
+        Buffer.alloc(0),
+        "coinkeep rate-limit keys v1",
+        32,
+      ),
+    ),
   );
 
   function keyOf(scope: Scope, ...parts: string[]): string {
@@ -194,6 +203,14 @@ export function createRateLimiter(opts: RateLimiterOptions) {
     if (keys.length > 0) await db.delete(rateLimits).where(inArray(rateLimits.key, keys));
   }
 
+  // beforeWordsCheck's read runs on every signed-in call (pages poll): prepared once, so it is
+  // built once and planned once per connection. Without an address, both keys are the pair's.
+  const readWordsCheckRows = db
+    .select()
+    .from(rateLimits)
+    .where(or(eq(rateLimits.key, sql.placeholder("pairKey")), eq(rateLimits.key, sql.placeholder("ipKey"))))
+    .prepare("coinkeep_rate_limits_words_check");
+
   async function readRows(keys: string[]) {
     const found = await db.select().from(rateLimits).where(inArray(rateLimits.key, keys));
     return new Map(found.map((row) => [row.key, row]));
@@ -267,7 +284,8 @@ export function createRateLimiter(opts: RateLimiterOptions) {
       const at = now();
       const pairKey = keys.wordsAccountIp(email, ip);
       const ipKey = ip === null ? null : keys.ipFailures(ip);
-      const found = await readRows(ipKey === null ? [pairKey] : [pairKey, ipKey]);
+      const rows = await readWordsCheckRows.execute({ pairKey, ipKey: ipKey ?? pairKey });
+      const found = new Map(rows.map((row) => [row.key, row]));
       const pair = found.get(pairKey);
       if (pair?.blockedUntil && pair.blockedUntil > at) return waitUntil(pair.blockedUntil, at);
       if (ipKey !== null && windowFull(found.get(ipKey), policy.ipFailures, at)) {

@@ -14,15 +14,14 @@
 // the recorded answer and writes nothing; with a different request it is
 // refused. A refused request records nothing, so its key stays free.
 import { createHash } from "node:crypto";
-import { and, eq } from "drizzle-orm";
-import type { Ticker } from "../../common/coins.ts";
+import { and, eq, sql } from "drizzle-orm";
+import { isTicker, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
-import { sendRequests } from "../db/schema.ts";
+import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
 import { validateAddress, type UsdtNetwork } from "./addresses.ts";
 import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
-import { holdWithdrawal, isUuid } from "./ledger.ts";
-import { findWallet } from "./wallets.ts";
+import { holdSend, isUuid, type HoldSendResult } from "./ledger.ts";
 
 /** Spec section 5: the amount sent has at most 4 decimals. */
 export const SEND_DECIMALS = 4;
@@ -86,11 +85,69 @@ function replay(found: { requestHash: string; response: SentTransaction }, hash:
     : { ok: false, reason: "idempotency-conflict" };
 }
 
+// The wallet read of every send, prepared once per database (built once, planned once per connection).
+const walletQueries = new WeakMap<AppDb, ReturnType<typeof prepareWalletQuery>>();
+
+function prepareWalletQuery(db: AppDb) {
+  return db
+    .select({ id: wallets.id, userId: wallets.userId, coin: wallets.coin })
+    .from(wallets)
+    .where(eq(wallets.id, sql.placeholder("id")))
+    .prepare("coinkeep_sends_find_wallet");
+}
+
+interface KnownWallet {
+  id: string;
+  userId: string;
+  coin: Ticker;
+}
+
+/**
+ * Wallets already read, per database and by id as given: a wallet's id, owner
+ * and coin never change once it exists (only its address is set, once), so a
+ * known wallet needs no read. The hold checks the owner and the coin again
+ * under its lock. Bounded: the oldest entries go first.
+ */
+const knownWallets = new WeakMap<AppDb, Map<string, KnownWallet>>();
+const MAX_KNOWN_WALLETS = 50_000;
+
+/** The wallet's id as the database spells it, its owner and its coin; undefined when there is none. */
+async function findWallet(db: AppDb, walletId: string): Promise<KnownWallet | undefined> {
+  let known = knownWallets.get(db);
+  const cached = known?.get(walletId);
+  if (cached) return cached;
+  let query = walletQueries.get(db);
+  if (!query) {
+    query = prepareWalletQuery(db);
+    walletQueries.set(db, query);
+  }
+  const [row] = await query.execute({ id: walletId });
+  if (!row) return undefined;
+  if (!isTicker(row.coin)) throw new Error(`unknown coin in the database: ${row.coin}`);
+  const wallet = { id: row.id, userId: row.userId, coin: row.coin };
+  if (!known) {
+    known = new Map();
+    knownWallets.set(db, known);
+  }
+  if (known.size >= MAX_KNOWN_WALLETS) {
+    const oldest = known.keys().next();
+    if (!oldest.done) known.delete(oldest.value);
+  }
+  known.set(walletId, wallet);
+  return wallet;
+}
+
+/**
+ * Round trips: the wallet's owner and coin (one read, none once the wallet is
+ * known), then one statement that looks the key up and, unless recorded or
+ * refused, holds and records (holdSend in ledger.ts). A race between two
+ * requests with one key costs one more read.
+ */
 export async function requestSend(db: AppDb, input: SendInput): Promise<SendResult> {
   const { userId, idempotencyKey: key } = input;
   const wallet = isUuid(input.walletId) ? await findWallet(db, input.walletId) : undefined;
   if (!wallet || wallet.userId !== userId) return { ok: false, reason: "wallet-not-found" };
-  const coin = wallet.coin;
+  const { id: walletId, coin } = wallet;
 
   const amount = parseAmount(coin, amountText(input.amount), { maxDecimals: SEND_DECIMALS });
   if (!amount.ok) return { ok: false, reason: "invalid-amount", detail: amount.reason };
@@ -101,51 +158,30 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
   );
   if (!checked.ok) return { ok: false, reason: "invalid-address", detail: checked.reason };
   const destination = checked.address;
-  const hash = requestHash(wallet.id, amount.units, destination);
-
-  if (key !== undefined) {
-    const found = await recorded(db, userId, key);
-    if (found) return replay(found, hash);
-  }
+  const hash = requestHash(walletId, amount.units, destination);
 
   const price = await input.usdPrice(coin);
   const amountUsd = price === null ? null : usdValue(coin, amount.units, price);
+  // The answer; the hold's statement adds the withdrawal's id and date (also to the recorded copy).
+  const answer: Omit<SentTransaction, "id" | "date"> = {
+    wallet_id: walletId,
+    recipient_wallet: destination,
+    amount_in_crypto: formatAmount(coin, amount.units),
+    amount_in_dollar: amountUsd,
+    transaction_crypto: coin,
+    status: "pending",
+  };
 
-  let result: SendResult;
+  let held: HoldSendResult;
   try {
-    result = await db.transaction(async (tx): Promise<SendResult> => {
-      const held = await holdWithdrawal(tx, {
-        walletId: wallet.id,
-        ownerId: userId,
-        units: amount.units,
-        destination,
-        amountUsd,
-      });
-      if (!held.ok) {
-        return held.reason === "insufficient-balance"
-          ? { ok: false, reason: "insufficient-balance" }
-          : { ok: false, reason: held.reason };
-      }
-      const transaction: SentTransaction = {
-        id: held.withdrawalId,
-        date: held.createdAt.toISOString(),
-        wallet_id: wallet.id,
-        recipient_wallet: destination,
-        amount_in_crypto: formatAmount(coin, amount.units),
-        amount_in_dollar: amountUsd,
-        transaction_crypto: coin,
-        status: "pending",
-      };
-      if (key !== undefined) {
-        await tx.insert(sendRequests).values({
-          userId,
-          idempotencyKey: key,
-          requestHash: hash,
-          withdrawalId: held.withdrawalId,
-          response: transaction,
-        });
-      }
-      return { ok: true, replayed: false, transaction };
+    held = await holdSend(db, {
+      walletId,
+      ownerId: userId,
+      coin,
+      units: amount.units,
+      destination,
+      amountUsd,
+      ...(key === undefined ? {} : { record: { userId, key, requestHash: hash, response: answer } }),
     });
   } catch (error) {
     // A concurrent request with the same key committed first: its hold stands, ours rolled back.
@@ -154,11 +190,20 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
     if (!found) throw error;
     return replay(found, hash);
   }
+  if (held.ok) {
+    const transaction: SentTransaction = { id: held.withdrawalId, date: held.date, ...answer };
+    return { ok: true, replayed: false, transaction };
+  }
+  if (held.reason === "recorded") {
+    return replay({ requestHash: held.requestHash, response: held.response as SentTransaction }, hash);
+  }
   // Refused after waiting for a concurrent request with the same key (its hold took the balance):
   // that request is this one, so its answer is ours.
-  if (!result.ok && key !== undefined) {
+  if (key !== undefined) {
     const found = await recorded(db, userId, key);
     if (found) return replay(found, hash);
   }
-  return result;
+  return held.reason === "insufficient-balance"
+    ? { ok: false, reason: "insufficient-balance" }
+    : { ok: false, reason: held.reason };
 }

@@ -110,6 +110,7 @@ async function accountBalances(db: AppDb) {
       coin: ledgerAccounts.coin,
       kind: ledgerAccounts.kind,
       walletId: ledgerAccounts.walletId,
+      running: ledgerAccounts.balance,
       balance: sql<string>`(
         coalesce((select sum(t.amount) from ledger_transfers t where t.credit_account_id = ${id}), 0)
         - coalesce((select sum(t.amount) from ledger_transfers t where t.debit_account_id = ${id}), 0)
@@ -126,6 +127,13 @@ async function checkInvariants(db: AppDb) {
   for (const a of accounts) perCoin.set(a.coin, (perCoin.get(a.coin) ?? 0n) + a.balance);
   for (const [coin, total] of perCoin) expect({ coin, total }).toEqual({ coin, total: 0n });
   for (const a of accounts.filter((x) => x.kind === "wallet")) expect(a.balance >= 0n).toBe(true);
+  // The running balance (record 017) is exactly credits − debits; system accounts keep none.
+  for (const a of accounts) {
+    expect({ id: a.id, running: a.running }).toEqual({
+      id: a.id,
+      running: a.kind === "wallet" ? a.balance : null,
+    });
+  }
 
   // The pending account holds exactly the pending sends; the settled one the confirmed sends.
   const sends = await db
@@ -563,6 +571,95 @@ for (const target of databaseTargets()) {
         }),
         { numRuns: 20 },
       );
+    });
+
+    test("the database refuses an overdraft and any change of a running balance but a transfer's", async () => {
+      const wallet = await issuedWallet(db, await newUser(db), "ETH");
+      await deposit(db, wallet, 100n);
+      const [account] = await db.select().from(ledgerAccounts).where(eq(ledgerAccounts.walletId, wallet));
+      if (!account) throw new Error("account missing");
+      expect(account.balance).toBe(100n);
+      const pending = await systemAccount(db, "ETH", "withdrawals_pending");
+      const before = await counts(db);
+
+      // A hold written past the checks of holdWithdrawal: the balance would go below zero.
+      await refused(
+        db.insert(ledgerTransfers).values({
+          coin: "ETH",
+          debitAccountId: account.id,
+          creditAccountId: pending,
+          amount: 101n,
+          kind: "withdrawal_hold",
+        }),
+        "23514",
+      );
+      // The running balance is not edited by hand, and an account starts at zero.
+      await refused(
+        db.update(ledgerAccounts).set({ balance: 1_000_000n }).where(eq(ledgerAccounts.id, account.id)),
+        "42501",
+      );
+      await refused(
+        db.execute(sql`update ledger_accounts set balance = balance + 1 where kind = 'wallet'`),
+        "42501",
+      );
+      // (Checked before the account's uniqueness: the guard refuses any account born with money.)
+      const other = await requestedWallet(db, await newUser(db), "ETH");
+      await refused(
+        db.execute(
+          sql`insert into ledger_accounts (coin, kind, wallet_id, balance) values ('ETH', 'wallet', ${other}, 5)`,
+        ),
+        "42501",
+      );
+      // A system account keeps no running balance.
+      await refused(db.execute(sql`update ledger_accounts set balance = 0 where id = ${pending}`), "42501");
+      expect(await counts(db)).toEqual(before);
+      expect(await walletBalance(db, wallet)).toBe(100n);
+      // Exactly the balance is fine, and leaves zero.
+      expect((await hold(db, wallet, 100n)).available).toBe(0n);
+      expect(await walletBalance(db, wallet)).toBe(0n);
+      await checkInvariants(db);
+    });
+
+    test("concurrent holds, deposits, approvals and declines: every running balance equals its transfers", async () => {
+      const user = await newUser(db);
+      const wallets = [await issuedWallet(db, user, "ETH"), await issuedWallet(db, await newUser(db), "ETH")];
+      for (const w of wallets) await deposit(db, w, 1_000n);
+      // Held ahead, so the round below also approves and declines while others hold and deposit.
+      const early = await Promise.all(wallets.flatMap((w) => [hold(db, w, 50n), hold(db, w, 70n)]));
+      const operations = Array.from({ length: 60 }, (_, i) => {
+        const walletId = wallets[i % 2] ?? "";
+        switch (i % 6) {
+          case 0:
+          case 1:
+            return holdWithdrawal(db, {
+              walletId,
+              units: BigInt(40 + i),
+              destination: "race",
+              amountUsd: null,
+            });
+          case 2:
+            return creditDeposit(db, { walletId, units: BigInt(10 + i), externalTxId: txid() });
+          case 3: {
+            const send = early[i % early.length];
+            return send ? postWithdrawal(db, send.withdrawalId) : Promise.resolve();
+          }
+          case 4: {
+            const send = early[(i + 1) % early.length];
+            return send ? voidWithdrawal(db, send.withdrawalId, "race") : Promise.resolve();
+          }
+          default:
+            return walletBalance(db, walletId);
+        }
+      });
+      const results = await Promise.all(operations);
+      // Holds were refused only for want of balance, never for anything else.
+      for (const r of results) {
+        if (r && typeof r === "object" && "ok" in r && !r.ok) {
+          expect(["insufficient-balance", "already-decided"]).toContain(r.reason);
+        }
+      }
+      await checkInvariants(db);
+      for (const w of wallets) expect((await walletBalance(db, w)) >= 0n).toBe(true);
     });
 
     test("20 concurrent holds of 60 % of the balance: exactly one succeeds", async () => {

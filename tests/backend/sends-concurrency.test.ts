@@ -96,6 +96,17 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
     return Number(list[0]?.n ?? -1);
   }
 
+  /** Wallet accounts whose running balance (record 017) differs from credits − debits: there must never be one. */
+  async function runningBalanceMismatches(): Promise<number> {
+    const rows = await db.execute<{ n: number }>(sql`
+      select count(*)::int as n from ledger_accounts a
+      where a.kind = 'wallet' and a.balance is distinct from (
+        coalesce((select sum(t.amount) from ledger_transfers t where t.credit_account_id = a.id), 0)
+        - coalesce((select sum(t.amount) from ledger_transfers t where t.debit_account_id = a.id), 0))`);
+    const list = Array.isArray(rows) ? rows : (rows as { rows: { n: number }[] }).rows;
+    return Number(list[0]?.n ?? -1);
+  }
+
   test("20 parallel sends of 60 % of the balance: exactly one goes through", async () => {
     const { walletId, send } = await holder(10n * WEI);
     const answers = await Promise.all(Array.from({ length: 20 }, () => send("6")));
@@ -107,6 +118,7 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
     expect(await walletBalance(db, walletId)).toBe(4n * WEI);
     expect(await spent(walletId)).toBe(6n * WEI);
     expect(await negativeWallets()).toBe(0);
+    expect(await runningBalanceMismatches()).toBe(0);
   });
 
   test("100 parallel small sends never spend more than the balance, and the balance never goes below zero", async () => {
@@ -121,6 +133,7 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
     expect(balance >= 0n).toBe(true);
     expect(await spent(walletId)).toBe(66n * 15n * 10n ** 15n);
     expect(await negativeWallets()).toBe(0);
+    expect(await runningBalanceMismatches()).toBe(0);
   });
 
   test("the same idempotency key from 10 parallel requests makes one send, beside 5 sends with keys of their own", async () => {
@@ -161,5 +174,42 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
     }
     expect(await walletBalance(db, walletId)).toBe(outcome === "Declined" ? 2n * WEI : WEI / 2n);
     expect(await negativeWallets()).toBe(0);
+    expect(await runningBalanceMismatches()).toBe(0);
+  });
+
+  test("parallel sends, deposits, approvals and declines on two wallets: balances match the transfers", async () => {
+    const a = await holder(3n * WEI);
+    const b = await holder(WEI);
+    // Sends to decide while the rest runs.
+    const first = await Promise.all([a.send("0.5"), a.send("0.25"), b.send("0.5")]);
+    const ids = first.map((r) => (r.body.transaction as { id: string }).id);
+    const answers = await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => (i % 2 === 0 ? a : b).send("0.07")),
+      ...Array.from({ length: 6 }, (_, i) =>
+        creditDeposit(db, {
+          walletId: (i % 2 === 0 ? a : b).walletId,
+          units: WEI / 10n,
+          externalTxId: `mixed-${randomBytes(8).toString("hex")}`,
+        }),
+      ),
+      postWithdrawal(db, ids[0] ?? ""),
+      voidWithdrawal(db, ids[1] ?? "", "Declined while others send."),
+      voidWithdrawal(db, ids[2] ?? "", "Declined while others send."),
+    ]);
+    const sends = answers.slice(0, 30) as { status: number }[];
+    expect(sends.every((r) => r.status === 200 || r.status === 422)).toBe(true);
+    expect(answers.slice(30).every((r) => "ok" in r && r.ok)).toBe(true);
+    // What each wallet holds is what came in less what is held or settled.
+    for (const w of [a, b]) {
+      const rows = await db.execute<{ total: string }>(sql`
+        select (coalesce((select sum(t.amount) from ledger_transfers t
+                 join ledger_accounts x on x.id = t.credit_account_id
+                 where x.wallet_id = ${w.walletId} and t.kind = 'deposit'), 0)
+               - ${(await spent(w.walletId)).toString()}::numeric)::text as total`);
+      const list = Array.isArray(rows) ? rows : (rows as { rows: { total: string }[] }).rows;
+      expect(await walletBalance(db, w.walletId)).toBe(BigInt(list[0]?.total ?? "-1"));
+    }
+    expect(await negativeWallets()).toBe(0);
+    expect(await runningBalanceMismatches()).toBe(0);
   });
 });

@@ -4,6 +4,7 @@
 // attempts on someone else's wallet, checked step by step against a plain
 // model of what the user must see (the answer, the balance, each send's status).
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AppDb } from "../../server/db/index.ts";
@@ -212,6 +213,14 @@ describe.each(databaseTargets())("model of sends on $name", (target) => {
           expect(await walletBalance(db, me.walletId)).toBe(available);
           expect(available >= 0n).toBe(true);
         }
+
+        // The running balance the user saw is the ledger's: credits − debits of the wallet's transfers (record 017).
+        const derived = await db.execute<{ total: string }>(sql`
+          select (coalesce(sum(case when t.credit_account_id = a.id then t.amount else -t.amount end), 0))::text as total
+          from ledger_accounts a join ledger_transfers t on a.id in (t.credit_account_id, t.debit_account_id)
+          where a.wallet_id = ${me.walletId}`);
+        const totals = Array.isArray(derived) ? derived : (derived as { rows: { total: string }[] }).rows;
+        expect(BigInt(totals[0]?.total ?? "-1")).toBe(available);
 
         // And the list the user sees: every send once, with its status.
         const view = await call("/aml-client-balances", { email: me.email, twelveWords: me.twelveWords });

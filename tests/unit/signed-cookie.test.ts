@@ -8,6 +8,8 @@ import { createSignedCookie } from "../../app/signed-cookie.server.ts";
 const OPTIONS = { httpOnly: true, sameSite: "lax", secure: true, path: "/" } as const;
 const TOKEN = "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_AbCdE";
 
+const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === "A" ? "B" : "A") + s.slice(at + 1);
+
 describe("the session cookie's signature", () => {
   const ours = createSignedCookie("__Host-ck_session", { ...OPTIONS, secrets: ["s3cret"] });
   const theirs = createCookie("__Host-ck_session", { ...OPTIONS, secrets: ["s3cret"] });
@@ -29,7 +31,6 @@ describe("the session cookie's signature", () => {
     const [name, value = ""] = header.split("=");
     const raw = decodeURIComponent(value);
     const dot = raw.lastIndexOf(".");
-    const flip = (s: string, at: number) => s.slice(0, at) + (s[at] === "A" ? "B" : "A") + s.slice(at + 1);
     for (const forged of [
       flip(raw, 2),
       flip(raw, dot + 3),

@@ -1,0 +1,194 @@
+// Migration 0006 (record 017) on each real database: a ledger written before
+// running balances existed gets every wallet account's balance backfilled to
+// exactly credits − debits of its transfers, system accounts get none, and the
+// trigger keeps the balance from then on.
+import { randomBytes, randomUUID } from "node:crypto";
+import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { migrationsFolder, type AppDb } from "../../server/db/index.ts";
+import * as schema from "../../server/db/schema.ts";
+import { holdWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
+import { pgliteTemplate } from "./helpers.ts";
+
+/** A copy of the migrations folder that stops before `tag`. */
+async function migrationsBefore(tag: string): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "coinkeep-migrations-"));
+  await cp(migrationsFolder, dir, { recursive: true });
+  const journalPath = path.join(dir, "meta", "_journal.json");
+  const journal = JSON.parse(await readFile(journalPath, "utf8")) as { entries: { tag: string }[] };
+  const index = journal.entries.findIndex((e) => e.tag === tag);
+  if (index < 0) throw new Error(`no migration ${tag}`);
+  journal.entries = journal.entries.slice(0, index);
+  await writeFile(journalPath, JSON.stringify(journal));
+  return dir;
+}
+
+interface Target {
+  name: string;
+  open(): Promise<{ db: AppDb; migrate(folder: string): Promise<void>; close(): Promise<void> }>;
+}
+
+const targets: Target[] = [
+  {
+    name: "pglite",
+    async open() {
+      const root = await mkdtemp(path.join(tmpdir(), "coinkeep-backfill-"));
+      const seed = await pgliteTemplate();
+      if (seed) await cp(seed, path.join(root, "pglite"), { recursive: true });
+      const client = await PGlite.create(path.join(root, "pglite"));
+      const db = drizzlePglite({ client, schema });
+      return {
+        db,
+        migrate: (folder) => migratePglite(db, { migrationsFolder: folder }),
+        async close() {
+          await client.close();
+          await rm(root, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+const adminUrl = process.env.TEST_DATABASE_URL;
+if (adminUrl) {
+  targets.push({
+    name: "postgres",
+    async open() {
+      const name = `coinkeep_test_${randomBytes(6).toString("hex")}`;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE "${name}"`);
+      await admin.end();
+      const url = new URL(adminUrl);
+      url.pathname = `/${name}`;
+      const pool = new pg.Pool({ connectionString: url.toString(), max: 4 });
+      const db = drizzlePg({ client: pool, schema });
+      return {
+        db,
+        migrate: (folder) => migratePg(db, { migrationsFolder: folder }),
+        async close() {
+          await pool.end();
+          const dropper = new pg.Client({ connectionString: adminUrl });
+          await dropper.connect();
+          await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+          await dropper.end();
+        },
+      };
+    },
+  });
+}
+
+describe.each(targets)("migration 0006 on $name", (target) => {
+  let opened: Awaited<ReturnType<Target["open"]>>;
+  let before: string;
+
+  beforeAll(async () => {
+    opened = await target.open();
+    before = await migrationsBefore("0006_ledger_balances");
+  }, 60_000);
+  afterAll(async () => {
+    await opened?.close();
+    if (before) await rm(before, { recursive: true, force: true });
+  });
+
+  test("backfills each wallet's balance from its transfers; the trigger keeps it afterwards", async () => {
+    const { db } = opened;
+    await opened.migrate(before);
+
+    // A ledger as the code before 0006 wrote it: no balance column anywhere.
+    const userA = randomUUID();
+    const userB = randomUUID();
+    for (const [id, email] of [
+      [userA, "a@example.com"],
+      [userB, "b@example.com"],
+    ]) {
+      await db.execute(sql`insert into users (id, email, password_hash, phrase_hmac, phrase_ciphertext, phrase_kdf_salt)
+        values (${id}, ${email}, 'x', ${"0".repeat(64)}, 'x', 'x')`);
+    }
+    const eth = randomUUID();
+    const btc = randomUUID();
+    const requested = randomUUID();
+    await db.execute(sql`insert into wallets (id, user_id, coin, address, issued_at) values
+      (${eth}, ${userA}, 'ETH', 'eth-address', now()),
+      (${btc}, ${userA}, 'BTC', 'btc-address', now()),
+      (${requested}, ${userB}, 'ETH', null, null)`);
+    const account = { eth: randomUUID(), btc: randomUUID(), requested: randomUUID() };
+    const system = {
+      ethDeposits: randomUUID(),
+      ethPending: randomUUID(),
+      ethSettled: randomUUID(),
+      btcDeposits: randomUUID(),
+      btcPending: randomUUID(),
+      btcSettled: randomUUID(),
+    };
+    await db.execute(sql`insert into ledger_accounts (id, coin, kind, wallet_id) values
+      (${account.eth}, 'ETH', 'wallet', ${eth}),
+      (${account.btc}, 'BTC', 'wallet', ${btc}),
+      (${account.requested}, 'ETH', 'wallet', ${requested}),
+      (${system.ethDeposits}, 'ETH', 'deposits', null),
+      (${system.ethPending}, 'ETH', 'withdrawals_pending', null),
+      (${system.ethSettled}, 'ETH', 'withdrawals_settled', null),
+      (${system.btcDeposits}, 'BTC', 'deposits', null),
+      (${system.btcPending}, 'BTC', 'withdrawals_pending', null),
+      (${system.btcSettled}, 'BTC', 'withdrawals_settled', null)`);
+    const big = 10n ** 30n;
+    const hold = { pending: randomUUID(), posted: randomUUID(), voided: randomUUID(), btc: randomUUID() };
+    const transfers = [
+      // ETH: deposits of 10^30 + 1005, holds of 300 (pending), 200 (posted), 100 (voided).
+      sql`(${randomUUID()}, 'ETH', ${system.ethDeposits}, ${account.eth}, ${big.toString()}, 'deposit', 'tx-1', null)`,
+      sql`(${randomUUID()}, 'ETH', ${system.ethDeposits}, ${account.eth}, 1005, 'deposit', 'tx-2', null)`,
+      sql`(${hold.pending}, 'ETH', ${account.eth}, ${system.ethPending}, 300, 'withdrawal_hold', null, null)`,
+      sql`(${hold.posted}, 'ETH', ${account.eth}, ${system.ethPending}, 200, 'withdrawal_hold', null, null)`,
+      sql`(${hold.voided}, 'ETH', ${account.eth}, ${system.ethPending}, 100, 'withdrawal_hold', null, null)`,
+      sql`(${randomUUID()}, 'ETH', ${system.ethPending}, ${system.ethSettled}, 200, 'withdrawal_post', null, ${hold.posted})`,
+      sql`(${randomUUID()}, 'ETH', ${system.ethPending}, ${account.eth}, 100, 'withdrawal_void', null, ${hold.voided})`,
+      // BTC: everything sent and settled, so 0.
+      sql`(${randomUUID()}, 'BTC', ${system.btcDeposits}, ${account.btc}, 7, 'deposit', 'tx-1', null)`,
+      sql`(${hold.btc}, 'BTC', ${account.btc}, ${system.btcPending}, 7, 'withdrawal_hold', null, null)`,
+      sql`(${randomUUID()}, 'BTC', ${system.btcPending}, ${system.btcSettled}, 7, 'withdrawal_post', null, ${hold.btc})`,
+    ];
+    for (const values of transfers) {
+      await db.execute(sql`insert into ledger_transfers
+        (id, coin, debit_account_id, credit_account_id, amount, kind, external_tx_id, pending_id) values ${values}`);
+    }
+
+    await opened.migrate(migrationsFolder);
+
+    const rows = await db.execute(sql`select id, kind, balance::text as balance from ledger_accounts`);
+    const balances = new Map(
+      (rows as unknown as { rows: { id: string; balance: string | null }[] }).rows.map((r) => [
+        r.id,
+        r.balance,
+      ]),
+    );
+    const ethBalance = big + 1005n - 300n - 200n - 100n + 100n;
+    expect(Object.fromEntries(balances)).toEqual({
+      [account.eth]: ethBalance.toString(),
+      [account.btc]: "0",
+      [account.requested]: "0",
+      ...Object.fromEntries(Object.values(system).map((id) => [id, null])),
+    });
+    expect(await walletBalance(db, eth)).toBe(ethBalance);
+
+    // From here on the trigger keeps it: a hold of all but 1 leaves 1, and 2 more are refused.
+    const held = await holdWithdrawal(db, {
+      walletId: eth,
+      units: ethBalance - 1n,
+      destination: "elsewhere",
+      amountUsd: null,
+    });
+    expect(held).toMatchObject({ ok: true, available: 1n });
+    expect(await walletBalance(db, eth)).toBe(1n);
+    expect(
+      await holdWithdrawal(db, { walletId: eth, units: 2n, destination: "elsewhere", amountUsd: null }),
+    ).toEqual({ ok: false, reason: "insufficient-balance", available: 1n });
+  }, 60_000);
+});
