@@ -47,6 +47,24 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
       gt(webSessions.createdAt, new Date(now - policy.maxMs)),
     );
 
+  // Every signed-in request reads its session: prepared once (built once, planned once per connection).
+  const readLive = db
+    .select({
+      data: webSessions.data,
+      expiresAt: webSessions.expiresAt,
+      createdAt: webSessions.createdAt,
+    })
+    .from(webSessions)
+    .where(
+      and(
+        eq(webSessions.id, sql.placeholder("key")),
+        sql`${webSessions.expiresAt} > ${sql.placeholder("now")}::timestamptz`,
+        sql`${webSessions.createdAt} > ${sql.placeholder("createdAfter")}::timestamptz`,
+      ),
+    )
+    .limit(1)
+    .prepare("coinkeep_web_sessions_read");
+
   async function touch(key: string): Promise<void> {
     const now = Date.now();
     await db
@@ -69,15 +87,11 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
     },
     async get(key, opts = {}) {
       const now = Date.now();
-      const rows = await db
-        .select({
-          data: webSessions.data,
-          expiresAt: webSessions.expiresAt,
-          createdAt: webSessions.createdAt,
-        })
-        .from(webSessions)
-        .where(live(key, now))
-        .limit(1);
+      const rows = await readLive.execute({
+        key,
+        now: new Date(now).toISOString(),
+        createdAfter: new Date(now - policy.maxMs).toISOString(),
+      });
       const row = rows[0];
       if (!row) return null;
       // Activity: the idle deadline moves at most once a minute, so most reads write nothing.

@@ -3,7 +3,7 @@
 //
 // States (spec section 4): no row = hasNoWallet; a row without an address =
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
-import { and, asc, count, desc, eq, isNull, lt, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import {
@@ -491,11 +491,40 @@ export async function countWallets(db: AppDb, userId: string): Promise<number> {
 /** Call 7: how many of the user's messages are still unread. */
 export async function unreadMessagesCount(db: AppDb, userId: string): Promise<number> {
   if (!isUuid(userId)) return 0;
-  const rows = await db
+  const rows = await unreadQuery(db).execute({ userId });
+  return rows[0]?.unread ?? 0;
+}
+
+// Signed-in pages poll the count every 10 s: the query is prepared once per database.
+const unreadQueries = new WeakMap<AppDb, ReturnType<typeof prepareUnreadQuery>>();
+
+function prepareUnreadQuery(db: AppDb) {
+  const userId = sql.placeholder("userId");
+  return db
     .select({ unread: count() })
     .from(messages)
-    .innerJoin(users, eq(users.id, userId))
-    .leftJoin(messageReads, and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)))
-    .where(and(visibleTo(userId), isNull(messageReads.openedAt)));
-  return rows[0]?.unread ?? 0;
+    .innerJoin(users, sql`${users.id} = ${userId}::uuid`)
+    .leftJoin(
+      messageReads,
+      and(eq(messageReads.messageId, messages.id), sql`${messageReads.userId} = ${userId}::uuid`),
+    )
+    .where(
+      and(
+        or(
+          sql`${messages.userId} = ${userId}::uuid`,
+          and(isNull(messages.userId), gte(messages.createdAt, users.createdAt)),
+        ),
+        isNull(messageReads.openedAt),
+      ),
+    )
+    .prepare("coinkeep_wallets_unread_count");
+}
+
+function unreadQuery(db: AppDb) {
+  let query = unreadQueries.get(db);
+  if (!query) {
+    query = prepareUnreadQuery(db);
+    unreadQueries.set(db, query);
+  }
+  return query;
 }
