@@ -72,6 +72,8 @@ const envSchema = z.object({
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   // …and this long after sign-in, whatever happens.
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
+  // Server processes sharing the port (node:cluster), e.g. one per core; PostgreSQL only (record 018).
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
 });
 
 export interface Config {
@@ -108,6 +110,8 @@ export interface Config {
   /** A session's idle timeout and absolute lifetime, in milliseconds (never more idle than lifetime). */
   sessionIdleMs: number;
   sessionMaxMs: number;
+  /** Server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL. */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -147,6 +151,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.RATE_LIMITS === "off" && e.NODE_ENV === "production") {
     throw new ConfigError("Invalid configuration:\n  RATE_LIMITS: must not be off in production");
   }
+  if (e.WORKERS > 1 && !e.DATABASE_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)",
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   return {
     env: e.NODE_ENV,
@@ -175,5 +184,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
     sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
+    workers: e.WORKERS,
   };
 }

@@ -1,6 +1,7 @@
 // The process: reads the configuration, opens the database (applying
 // migrations), mounts the backend API under /api and the web tier everywhere
 // else, and serves the built assets. Run through `npm start`.
+import cluster from "node:cluster";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import path from "node:path";
@@ -252,6 +253,39 @@ export async function startHost(config: Config) {
   };
 }
 
+/**
+ * WORKERS > 1 (PostgreSQL only): this process applies the migrations once, then
+ * starts that many server processes sharing the port (node:cluster hands them
+ * connections in turn), starts another when one dies, and stops them all on
+ * SIGTERM or SIGINT. Sessions, rate limits and the ledger live in the
+ * database, so any process can answer any request (record 018).
+ */
+async function runPrimary(config: Config) {
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await database.close();
+  let stopping = false;
+  for (let i = 0; i < config.workers; i++) cluster.fork();
+  log.info("workers started", { workers: config.workers });
+  cluster.on("exit", (worker, code, signal) => {
+    if (stopping) return;
+    log.warn("worker exited; starting another", { pid: worker.process.pid, code, signal });
+    setTimeout(() => cluster.fork(), 1000);
+  });
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info("stopping", { signal });
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill("SIGTERM");
+    const waiting = setInterval(() => {
+      if (Object.keys(cluster.workers ?? {}).length > 0) return;
+      clearInterval(waiting);
+      process.exit(0);
+    }, 50);
+  };
+  process.on("SIGTERM", () => stop("SIGTERM"));
+  process.on("SIGINT", () => stop("SIGINT"));
+}
+
 /** Runs the server until SIGTERM or SIGINT. */
 export async function main() {
   let config: Config;
@@ -263,6 +297,10 @@ export async function main() {
       process.exit(1);
     }
     throw error;
+  }
+  if (config.workers > 1 && cluster.isPrimary) {
+    await runPrimary(config);
+    return;
   }
   const host = await startHost(config);
   let stopping = false;

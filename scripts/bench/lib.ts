@@ -2,7 +2,7 @@
 // cleaned up, throw-away databases, the production server, percentiles and
 // CPU accounting. Nothing here measures anything by itself.
 import { spawn, type ChildProcess } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -143,6 +143,8 @@ export interface ServerOptions {
   databaseUrl?: string | undefined;
   sessionSecret: string;
   backendSecret: string;
+  /** Server processes (WORKERS); default 1. */
+  workers?: number;
 }
 
 /** The environment the benchmarked server runs with (also used by the seeding process). */
@@ -159,6 +161,7 @@ export function serverEnv(opts: ServerOptions): NodeJS.ProcessEnv {
     FEEDS_OFFLINE: "true",
   };
   if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  if (opts.workers && opts.workers > 1) env.WORKERS = String(opts.workers);
   return env;
 }
 
@@ -206,17 +209,34 @@ export function round(value: number, digits = 1): number {
   return Math.round(value * scale) / scale;
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux). */
-export function processCpuMs(pid: number): number {
+/** The fields of /proc/<pid>/stat after the command name (which may hold spaces). */
+function statFields(pid: number | string): string[] | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // Fields after the command name (which may hold spaces) start after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   } catch {
-    return Number.NaN;
+    return undefined;
   }
+}
+
+function ticksOf(fields: string[] | undefined): number {
+  return Number(fields?.[11]) + Number(fields?.[12]);
+}
+
+/**
+ * CPU time (user + system) a process and its child processes (the server's
+ * workers, WORKERS > 1) have used so far, in ms, from /proc (Linux).
+ */
+export function processCpuMs(pid: number): number {
+  const own = statFields(pid);
+  if (!own) return Number.NaN;
+  let ticks = ticksOf(own);
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/u.test(entry) || entry === String(pid)) continue;
+    const fields = statFields(entry);
+    if (fields?.[1] === String(pid)) ticks += ticksOf(fields);
+  }
+  return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
 }
 
 /** Busy and total CPU time of the whole machine so far, in ms, from /proc/stat. */

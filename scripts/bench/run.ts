@@ -197,7 +197,9 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
   const databaseUrl = kind === "postgres" ? await throwAwayDatabase(`coinkeep_bench_${suffix}`) : undefined;
   const sessionSecret = randomBytes(32).toString("base64url");
   const backendSecret = randomBytes(32).toString("base64url");
-  const serverOptions = { port, dataDir, databaseUrl, sessionSecret, backendSecret };
+  // PostgreSQL: one server process per core (WORKERS, record 018); PGlite serves one process.
+  const workers = kind === "postgres" ? Number(process.env.BENCH_WORKERS ?? os.cpus().length) : 1;
+  const serverOptions = { port, dataDir, databaseUrl, sessionSecret, backendSecret, workers };
   const mintOptions: MintOptions = {
     sessionSecret,
     cookieSecure: true, // NODE_ENV=production
