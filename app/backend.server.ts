@@ -167,6 +167,8 @@ export interface ClientBalancesInput extends PhraseInput {
   transactionsLimit?: number;
   /** Only transactions older than this ISO date (paging). */
   transactionsBefore?: string;
+  /** Only this coin's transactions (a wallet page). */
+  transactionsCoin?: string;
 }
 
 export interface RequestTransactionInput extends PhraseInput {
@@ -389,6 +391,7 @@ export function createBackendClient(opts: BackendClientOptions, defaultClientIp?
           ...(input.transactionsBefore !== undefined
             ? { transactions_before: input.transactionsBefore }
             : {}),
+          ...(input.transactionsCoin !== undefined ? { transactions_coin: input.transactionsCoin } : {}),
         },
         clientBalancesData,
         { headers: visitor(callerOpts) },

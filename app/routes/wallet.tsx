@@ -34,10 +34,12 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (params.ticker !== coin.ticker.toLowerCase()) throw redirect(`/wallet/${coin.ticker.toLowerCase()}`);
 
   const url = new URL(request.url);
+  // One page of this coin's transactions, and one more to know whether there are older ones.
   const answer = await backend(context).clientBalances({
     email: user.email,
     twelveWords: user.words,
-    transactionsLimit: 1000,
+    transactionsLimit: PAGE_SIZE + 1,
+    transactionsCoin: coin.ticker,
     ...transactionsBefore(url),
   });
   const all = answer.ok

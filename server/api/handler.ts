@@ -272,6 +272,7 @@ const routes = new Map<string, Route<z.ZodType>>([
       const data = await clientBalances(ctx.db, result.userId, {
         ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
         ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
+        ...(body.transactions_coin === undefined ? {} : { transactionsCoin: body.transactions_coin }),
       });
       return json(200, data);
     }),

@@ -4,6 +4,7 @@
 // dropped by parseJsonObject before any schema runs. Wrong types and missing fields are
 // still refused. Issue messages never repeat the submitted values.
 import { z } from "zod";
+import { isTicker } from "../../common/coins.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../domain/crypto.ts";
 
 const platform = z.string();
@@ -75,6 +76,12 @@ export const clientBalancesBody = z.object({
   transactions_before: z.iso
     .datetime({ offset: true, error: "Must be an ISO 8601 date and time, like 2025-01-31T12:00:00.000Z." })
     .transform((value) => new Date(value))
+    .optional(),
+  // Only this coin's transactions (a wallet page); any case. Balances and wallets stay whole.
+  transactions_coin: z
+    .string("Must be one of the coins' tickers, like BTC.")
+    .transform((value) => value.toUpperCase())
+    .refine(isTicker, "Must be one of the coins' tickers, like BTC.")
     .optional(),
 });
 

@@ -193,6 +193,8 @@ export interface ClientBalancesOptions {
   transactionsLimit?: number;
   /** Only transactions strictly older than this. */
   transactionsBefore?: Date;
+  /** Only this coin's transactions (balances and wallets stay whole). */
+  transactionsCoin?: Ticker;
 }
 
 function newestFirst(a: { date: Date; id: string }, b: { date: Date; id: string }): number {
@@ -249,6 +251,7 @@ export async function clientBalances(
           eq(wallets.userId, userId),
           eq(ledgerTransfers.kind, "deposit"),
           before ? lt(ledgerTransfers.createdAt, before) : undefined,
+          opts.transactionsCoin ? eq(wallets.coin, opts.transactionsCoin) : undefined,
         ),
       )
       .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
@@ -265,7 +268,13 @@ export async function clientBalances(
       })
       .from(withdrawals)
       .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
-      .where(and(eq(wallets.userId, userId), before ? lt(withdrawals.createdAt, before) : undefined))
+      .where(
+        and(
+          eq(wallets.userId, userId),
+          before ? lt(withdrawals.createdAt, before) : undefined,
+          opts.transactionsCoin ? eq(wallets.coin, opts.transactionsCoin) : undefined,
+        ),
+      )
       .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
       .limit(limit);
 

@@ -13,6 +13,7 @@ import {
   PLATFORM,
   createTestHandler,
   databaseTargets,
+  randomAddress,
   transports,
   uniqueEmail,
   type Connection,
@@ -218,6 +219,9 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         { transactions_before: "yesterday" },
         { transactions_before: "2025-01-01" },
         { transactions_before: 1735689600000 },
+        { transactions_coin: "DOGECOIN" },
+        { transactions_coin: 1 },
+        { transactions_coin: "" },
       ]) {
         const answer = await call("/aml-client-balances", { ...base, ...extra });
         expect(answer.status).toBe(400);
@@ -468,6 +472,38 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(none.body.transactions).toEqual([]);
       // Paging does not cut balances or wallets.
       expect(none.body.balances).toEqual({ [id]: "0.000057" });
+    });
+
+    test("transactions_coin: only that coin's transactions (any case), paged alike; balances stay whole", async () => {
+      const account = await newAccount();
+      await request(account, "TRX");
+      await request(account, "XRP");
+      const owned = (await balancesOf(account)).body.wallets as { id: string; wallet_crypto: string }[];
+      const trx = owned.find((w) => w.wallet_crypto === "TRX")?.id ?? "";
+      const xrp = owned.find((w) => w.wallet_crypto === "XRP")?.id ?? "";
+      await issueAddress(db, trx, randomAddress("TRX"));
+      await issueAddress(db, xrp, randomAddress("XRP"));
+      for (let i = 0; i < 3; i++) {
+        await creditDeposit(db, { walletId: trx, units: 5n, externalTxId: `${account.userId}-t${i}` });
+        await creditDeposit(db, { walletId: xrp, units: 7n, externalTxId: `${account.userId}-x${i}` });
+        await sleep(3);
+      }
+      await holdWithdrawal(db, { walletId: xrp, units: 1n, destination: "rDest", amountUsd: null });
+      const all = (await balancesOf(account)).body.transactions as {
+        id: string;
+        transaction_crypto: string;
+      }[];
+      expect(all).toHaveLength(7);
+      const onlyXrp = await balancesOf(account, { transactions_coin: "xrp" });
+      expect(onlyXrp.status).toBe(200);
+      expect(onlyXrp.body.transactions).toEqual(all.filter((t) => t.transaction_crypto === "XRP"));
+      expect(onlyXrp.body.transactions).toHaveLength(4);
+      expect(onlyXrp.body.balances).toEqual((await balancesOf(account)).body.balances);
+      const newestTrx = await balancesOf(account, { transactions_coin: "TRX", transactions_limit: 2 });
+      expect(newestTrx.body.transactions).toEqual(
+        all.filter((t) => t.transaction_crypto === "TRX").slice(0, 2),
+      );
+      expect((await balancesOf(account, { transactions_coin: "BTC" })).body.transactions).toEqual([]);
     });
   });
 }
