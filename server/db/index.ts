@@ -16,6 +16,22 @@ import * as schema from "./schema.ts";
 /** A drizzle database over either driver; domain code only ever sees this. */
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/**
+ * Makes a value once per database handle and hands out the same one after: a
+ * prepared statement (built once, planned once per connection) or a cache.
+ */
+export function perDatabase<T>(make: (db: AppDb) => T): (db: AppDb) => T {
+  const made = new WeakMap<AppDb, T>();
+  return (db) => {
+    let value = made.get(db);
+    if (value === undefined) {
+      value = make(db);
+      made.set(db, value);
+    }
+    return value;
+  };
+}
+
 export interface Database {
   db: AppDb;
   driver: "pglite" | "postgres";

@@ -2,7 +2,7 @@
 // Every function normalises the e-mail itself, so callers cannot forget to.
 import { randomUUID } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import type { AppDb } from "../db/index.ts";
+import { perDatabase, type AppDb } from "../db/index.ts";
 import { users, type User } from "../db/schema.ts";
 import {
   decryptPhrase,
@@ -156,24 +156,13 @@ export async function checkCredentials(
 
 // checkCredentials runs on every signed-in call (pages poll), so its read is
 // prepared once per database: built once, and planned once per connection.
-const credentialsQueries = new WeakMap<AppDb, ReturnType<typeof prepareCredentialsQuery>>();
-
-function prepareCredentialsQuery(db: AppDb) {
-  return db
+const credentialsQuery = perDatabase((db) =>
+  db
     .select({ id: users.id, email: users.email, phraseHmac: users.phraseHmac })
     .from(users)
     .where(eq(users.email, sql.placeholder("email")))
-    .prepare("coinkeep_accounts_check_credentials");
-}
-
-function credentialsQuery(db: AppDb) {
-  let query = credentialsQueries.get(db);
-  if (!query) {
-    query = prepareCredentialsQuery(db);
-    credentialsQueries.set(db, query);
-  }
-  return query;
-}
+    .prepare("coinkeep_accounts_check_credentials"),
+);
 
 async function findCredentials(ctx: AccountsContext, rawEmail: string, phrase: string | readonly string[]) {
   const email = normaliseEmail(rawEmail);

@@ -16,7 +16,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../db/index.ts";
+import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
 import { validateAddress, type UsdtNetwork } from "./addresses.ts";
@@ -86,15 +86,13 @@ function replay(found: { requestHash: string; response: SentTransaction }, hash:
 }
 
 // The wallet read of every send, prepared once per database (built once, planned once per connection).
-const walletQueries = new WeakMap<AppDb, ReturnType<typeof prepareWalletQuery>>();
-
-function prepareWalletQuery(db: AppDb) {
-  return db
+const walletQuery = perDatabase((db) =>
+  db
     .select({ id: wallets.id, userId: wallets.userId, coin: wallets.coin })
     .from(wallets)
     .where(eq(wallets.id, sql.placeholder("id")))
-    .prepare("coinkeep_sends_find_wallet");
-}
+    .prepare("coinkeep_sends_find_wallet"),
+);
 
 interface KnownWallet {
   id: string;
@@ -108,27 +106,18 @@ interface KnownWallet {
  * known wallet needs no read. The hold checks the owner and the coin again
  * under its lock. Bounded: the oldest entries go first.
  */
-const knownWallets = new WeakMap<AppDb, Map<string, KnownWallet>>();
+const knownWallets = perDatabase(() => new Map<string, KnownWallet>());
 const MAX_KNOWN_WALLETS = 50_000;
 
 /** The wallet's id as the database spells it, its owner and its coin; undefined when there is none. */
 async function findWallet(db: AppDb, walletId: string): Promise<KnownWallet | undefined> {
-  let known = knownWallets.get(db);
-  const cached = known?.get(walletId);
+  const known = knownWallets(db);
+  const cached = known.get(walletId);
   if (cached) return cached;
-  let query = walletQueries.get(db);
-  if (!query) {
-    query = prepareWalletQuery(db);
-    walletQueries.set(db, query);
-  }
-  const [row] = await query.execute({ id: walletId });
+  const [row] = await walletQuery(db).execute({ id: walletId });
   if (!row) return undefined;
   if (!isTicker(row.coin)) throw new Error(`unknown coin in the database: ${row.coin}`);
   const wallet = { id: row.id, userId: row.userId, coin: row.coin };
-  if (!known) {
-    known = new Map();
-    knownWallets.set(db, known);
-  }
   if (known.size >= MAX_KNOWN_WALLETS) {
     const oldest = known.keys().next();
     if (!oldest.done) known.delete(oldest.value);

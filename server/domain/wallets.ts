@@ -5,7 +5,7 @@
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
 import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../db/index.ts";
+import { perDatabase, type AppDb } from "../db/index.ts";
 import {
   ledgerAccounts,
   ledgerTransfers,
@@ -505,9 +505,7 @@ export async function unreadMessagesCount(db: AppDb, userId: string): Promise<nu
 }
 
 // Signed-in pages poll the count every 10 s: the query is prepared once per database.
-const unreadQueries = new WeakMap<AppDb, ReturnType<typeof prepareUnreadQuery>>();
-
-function prepareUnreadQuery(db: AppDb) {
+const unreadQuery = perDatabase((db) => {
   const userId = sql.placeholder("userId");
   return db
     .select({ unread: count() })
@@ -527,13 +525,4 @@ function prepareUnreadQuery(db: AppDb) {
       ),
     )
     .prepare("coinkeep_wallets_unread_count");
-}
-
-function unreadQuery(db: AppDb) {
-  let query = unreadQueries.get(db);
-  if (!query) {
-    query = prepareUnreadQuery(db);
-    unreadQueries.set(db, query);
-  }
-  return query;
-}
+});
