@@ -20,6 +20,8 @@ export interface WebConfig {
   appUrl: string;
   /** The external exchange behind 'Buy Crypto' (USD to BTC). */
   buyCryptoUrl: string;
+  /** Other sites whose links into /fast-login may sign a visitor in (record 019). */
+  fastLoginOrigins: readonly string[];
   /**
    * The session idle timeout (SESSION_IDLE_MINUTES): after this long without
    * the user touching the page, the signed-in shell stops refreshing its data,
@@ -40,6 +42,8 @@ export interface SessionKV {
   /** With `touch`, the read is activity: the idle deadline moves forward (about once a minute at most). */
   get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
   update(key: string, blob: string, owner: string | null): Promise<void>;
+  /** Moves a live row to a new key (a rotated session id), keeping its created_at; false when none. */
+  rekey(oldKey: string, newKey: string, blob: string, owner: string | null): Promise<boolean>;
   /** Activity: moves the idle deadline forward (at most about once a minute). */
   touch(key: string): Promise<void>;
   remove(key: string): Promise<void>;

@@ -107,6 +107,8 @@ interface Sessions {
   cookie: Cookie;
   /** The session behind a Cookie header: a live row's, else a fresh anonymous one. */
   load(cookieHeader: string | null, activity: boolean): Promise<AppSession>;
+  /** Commits the session's data under a new token; returns the token and the Set-Cookie value. */
+  rotate(session: AppSession): Promise<{ token: string; setCookie: string }>;
 }
 
 const known = new WeakMap<AppServices, Sessions>();
@@ -149,6 +151,18 @@ function sessionsFor(s: AppServices): Sessions {
   const sessions: Sessions = {
     storage,
     cookie,
+    async rotate(session) {
+      const token = randomBytes(32).toString("base64url");
+      const data = session.data;
+      const blob = seal(sessionSecret, token, data);
+      const owner = ownerOf(sessionSecret, data);
+      const old = session.id;
+      // The old row moves to the new key (it keeps its created_at, so a rotation
+      // never extends the absolute lifetime); a visitor without one gets a new row.
+      const moved = TOKEN.test(old) && (await kv.rekey(rowKey(old), rowKey(token), blob, owner));
+      if (!moved) await kv.insert(rowKey(token), blob, owner);
+      return { token, setCookie: await cookie.serialize(token) };
+    },
     async load(cookieHeader, activity) {
       // A forged, altered, truncated or stale cookie is simply no session: the
       // visitor is anonymous and a commit starts a new row under a new token
@@ -177,8 +191,22 @@ export function services(context: Readonly<RouterContextProvider>): AppServices 
   return context.get(servicesContext);
 }
 
+/**
+ * Sessions an action rotated (commitRotatedSession), by request context: the
+ * loaders that render the same request's answer run with the old cookie, whose
+ * row has moved, so they are handed the rotated session instead. Keyed by the
+ * cookie too: only the request that carried that cookie gets it.
+ */
+const rotatedIn = new WeakMap<
+  Readonly<RouterContextProvider>,
+  { cookie: string | null; session: AppSession }
+>();
+
 export async function getSession(request: Request, context: Readonly<RouterContextProvider>) {
-  return sessionsFor(services(context)).load(request.headers.get("Cookie"), isActivity(request));
+  const cookie = request.headers.get("Cookie");
+  const rotated = rotatedIn.get(context);
+  if (rotated && rotated.cookie === cookie) return rotated.session;
+  return sessionsFor(services(context)).load(cookie, isActivity(request));
 }
 
 /**
@@ -197,7 +225,30 @@ export async function commitSession(session: AppSession, context: Readonly<Route
   return sessionStorageFor(services(context)).commitSession(session);
 }
 
+/**
+ * Commits the session under a NEW id (issue 12: session fixation). Every step
+ * that stores state in the session — create-wallet step 1, each restore step,
+ * the security reveal; sign-in has startUserSession — commits through this, so
+ * the state is only ever reachable through an id issued by the step that
+ * wrote it: an id planted in the browser beforehand (or read off it) is dead
+ * from that step on. Returns the Set-Cookie value.
+ */
+export async function commitRotatedSession(
+  request: Request,
+  session: AppSession,
+  context: Readonly<RouterContextProvider>,
+) {
+  const { token, setCookie } = await sessionsFor(services(context)).rotate(session);
+  // The loaders that render this answer (an action that returns data) read it under the new id.
+  rotatedIn.set(context, {
+    cookie: request.headers.get("Cookie"),
+    session: createSession<SessionData, FlashData>(session.data as SessionData, token),
+  });
+  return setCookie;
+}
+
 export async function destroySession(session: AppSession, context: Readonly<RouterContextProvider>) {
+  rotatedIn.delete(context);
   return sessionStorageFor(services(context)).destroySession(session);
 }
 
@@ -213,6 +264,7 @@ export async function startUserSession(
 ): Promise<Headers> {
   const storage = sessionStorageFor(services(context));
   const old = await getSession(request, context);
+  rotatedIn.delete(context);
   const headers = new Headers();
   if (old.id) headers.append("Set-Cookie", await storage.destroySession(old));
   const fresh = createSession<SessionData, FlashData>();

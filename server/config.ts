@@ -52,6 +52,34 @@ const envSchema = z.object({
     .default("https://buy.moonpay.com/?baseCurrencyCode=usd&currencyCode=btc"),
   USDT_NETWORK: z.enum(["erc20", "trc20"]).default("erc20"),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // Other sites whose pages may send visitors into /fast-login (issue 12, record 019):
+  // a comma list of http(s) origins; none by default.
+  FAST_LOGIN_ORIGINS: z
+    .string()
+    .default("")
+    .transform((value, ctx) => {
+      const origins: string[] = [];
+      for (const item of value
+        .split(",")
+        .map((part) => part.trim())
+        .filter(Boolean)) {
+        let url: URL | null = null;
+        try {
+          url = new URL(item);
+        } catch {
+          url = null;
+        }
+        if (!url || !/^https?:$/u.test(url.protocol) || url.origin !== item.replace(/\/+$/u, "")) {
+          ctx.addIssue({
+            code: "custom",
+            message: `"${item}" is not an origin like https://partner.example`,
+          });
+          return z.NEVER;
+        }
+        origins.push(url.origin);
+      }
+      return origins;
+    }),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
   // Which peers' X-Forwarded-For / X-Forwarded-Proto are believed (record 014):
   // "off", "loopback", or a comma list of "loopback", IP addresses and CIDR blocks.
@@ -107,6 +135,8 @@ export interface Config {
   usdtNetwork: "erc20" | "trc20";
   /** The app's public URL (sent to the prices service as App_url); default http://HOST:PORT. */
   publicUrl: string | undefined;
+  /** Origins of other sites whose links into /fast-login sign in (FAST_LOGIN_ORIGINS); empty: none. */
+  fastLoginOrigins: string[];
   /** A session's idle timeout and absolute lifetime, in milliseconds (never more idle than lifetime). */
   sessionIdleMs: number;
   sessionMaxMs: number;
@@ -182,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     buyCryptoUrl: e.BUY_CRYPTO_URL,
     usdtNetwork: e.USDT_NETWORK,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
+    fastLoginOrigins: e.FAST_LOGIN_ORIGINS,
     sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
     workers: e.WORKERS,

@@ -115,6 +115,7 @@ export async function startHost(config: Config) {
       pricesBaseUrl: config.pricesUrl ?? `http://${config.host}:${config.port}/api`,
       appUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
       buyCryptoUrl: config.buyCryptoUrl,
+      fastLoginOrigins: config.fastLoginOrigins,
       sessionIdleMs: config.sessionIdleMs,
     },
     backendFetch: api,

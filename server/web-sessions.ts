@@ -13,6 +13,12 @@ export interface SessionKV {
   insert(key: string, blob: string, owner: string | null): Promise<void>;
   get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
   update(key: string, blob: string, owner: string | null): Promise<void>;
+  /**
+   * Moves a live row to a new key with new data, keeping its created_at (the
+   * absolute lifetime still counts from sign-in): a session's id is rotated
+   * without extending it. False when no live row has the old key.
+   */
+  rekey(oldKey: string, newKey: string, blob: string, owner: string | null): Promise<boolean>;
   touch(key: string): Promise<void>;
   remove(key: string): Promise<void>;
   removeOwner(owner: string): Promise<number>;
@@ -106,6 +112,15 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
         .update(webSessions)
         .set({ data: blob, owner, expiresAt: nextExpiry(now), updatedAt: new Date(now) })
         .where(live(key, now));
+    },
+    async rekey(oldKey, newKey, blob, owner) {
+      const now = Date.now();
+      const moved = await db
+        .update(webSessions)
+        .set({ id: newKey, data: blob, owner, expiresAt: nextExpiry(now), updatedAt: new Date(now) })
+        .where(live(oldKey, now))
+        .returning({ id: webSessions.id });
+      return moved.length > 0;
     },
     touch,
     async remove(key) {

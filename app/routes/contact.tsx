@@ -5,6 +5,7 @@ import { CONTACT_FAILED, ContactForm, contactSchema } from "../components/contac
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
 import { useLegalFacts } from "../components/info-page";
 import { checkHoneypot, readForm } from "../forms.server";
+import { safeLocalUrl } from "../lib/safe-redirect";
 import { requireAnonymous, services } from "../session.server";
 import type { Route } from "./+types/contact";
 
@@ -18,22 +19,8 @@ const ORIGIN = "http://coinkeep.invalid";
 
 /** Only a path on this site, without the popup's own parameters; else /contact. */
 function safeReturnTo(value: FormDataEntryValue | null): string {
-  if (
-    typeof value !== "string" ||
-    !value.startsWith("/") ||
-    value.startsWith("//") ||
-    value.startsWith("/\\")
-  ) {
-    return "/contact";
-  }
-  let url: URL;
-  try {
-    url = new URL(value, ORIGIN);
-  } catch {
-    return "/contact";
-  }
-  if (url.origin !== ORIGIN) return "/contact";
-  return contactCloseUrl(url);
+  const url = safeLocalUrl(value);
+  return url ? contactCloseUrl(url) : "/contact";
 }
 
 export function meta() {

@@ -12,7 +12,7 @@ import { PhraseGrid } from "../components/phrase-grid";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
-import { commitSession, requireAnonymous, startUserSession } from "../session.server";
+import { commitRotatedSession, requireAnonymous, startUserSession } from "../session.server";
 import type { Route } from "./+types/create-wallet";
 
 // Spec section 5: all fields required; the e-mail valid; the passwords equal.
@@ -99,12 +99,15 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 502 },
     );
   }
+  // A new session id with the new account on it (session fixation, issue 12).
   session.set("created", {
     email: check.data.user.email,
     words: created.data.twelveWords,
     userId: check.data.user.userId,
   });
-  return redirect("/create-wallet", { headers: { "Set-Cookie": await commitSession(session, context) } });
+  return redirect("/create-wallet", {
+    headers: { "Set-Cookie": await commitRotatedSession(request, session, context) },
+  });
 }
 
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {

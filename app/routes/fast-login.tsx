@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
 import { signIn } from "../auth.server";
-import { requireAnonymous } from "../session.server";
+import { getUser, services } from "../session.server";
 import type { Route } from "./+types/fast-login";
 
 // /fast-login?email=…&password=… logs in at once (spec, section 2). Whatever
@@ -16,16 +16,46 @@ export function meta() {
   return [{ title: "Fast Login — Coinkeep" }];
 }
 
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const url = new URL(request.url);
-  if (!url.search) {
-    await requireAnonymous(request, context);
-    return null;
+/**
+ * Whether this navigation may sign a visitor in (login CSRF, issue 12, record
+ * 019). Another site's page could otherwise send a visitor here with the
+ * attacker's credentials, and the visitor would deposit into the attacker's
+ * wallet. A navigation the browser marks as coming from another site
+ * (Sec-Fetch-Site: cross-site), or whose Referer names another origin, signs
+ * in only when that origin is listed in FAST_LOGIN_ORIGINS. Same-origin and
+ * same-site links, a typed or bookmarked URL (Sec-Fetch-Site: none) and
+ * clients that send neither header keep the spec's behaviour.
+ */
+function mayFastLogin(request: Request, allowed: readonly string[]): boolean {
+  const own = new URL(request.url).origin;
+  let from: string | null = null;
+  const referer = request.headers.get("Referer");
+  if (referer) {
+    try {
+      from = new URL(referer).origin;
+    } catch {
+      from = "null";
+    }
   }
+  const site = request.headers.get("Sec-Fetch-Site")?.trim().toLowerCase();
+  if (site === "cross-site") return from !== null && allowed.includes(from);
+  if (site === "same-origin" || site === "same-site" || site === "none") return true;
+  return from === null || from === own || allowed.includes(from);
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  // A signed-in user is sent to /home, query or not: a link can never swap
+  // the account this browser is signed in to (spec section 2, issue 12).
+  const { user } = await getUser(request, context);
+  if (user) return redirect("/home", { headers: NO_REFERRER });
+  const url = new URL(request.url);
+  if (!url.search) return null;
   const email = url.searchParams.get("email");
   const password = url.searchParams.get("password");
   const failed = redirect("/fast-login", { headers: NO_REFERRER });
   if (!email || !password) return failed;
+  // Refused like a failed attempt: nothing visible (spec section 8), nothing checked.
+  if (!mayFastLogin(request, services(context).config.fastLoginOrigins)) return failed;
 
   const signedIn = await signIn(request, context, { email, password });
   if (!signedIn.ok) return failed;

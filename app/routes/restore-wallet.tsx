@@ -11,7 +11,13 @@ import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
 import { checkHoneypot, readForm } from "../forms.server";
-import { commitSession, endSessionsOf, requireAnonymous, type AppSession } from "../session.server";
+import {
+  commitRotatedSession,
+  commitSession,
+  endSessionsOf,
+  requireAnonymous,
+  type AppSession,
+} from "../session.server";
 import type { Route } from "./+types/restore-wallet";
 
 const WORD_FIELDS = Array.from({ length: 12 }, (_, i) => `word${i + 1}` as const);
@@ -70,8 +76,11 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return { step: restore?.step ?? 1, email: restore?.email ?? null };
 }
 
-async function saveAndReload(session: AppSession, context: Route.ActionArgs["context"]) {
-  return redirect("/restore-wallet", { headers: { "Set-Cookie": await commitSession(session, context) } });
+// Each step's state goes out under a new session id (session fixation, issue 12).
+async function saveAndReload(request: Request, session: AppSession, context: Route.ActionArgs["context"]) {
+  return redirect("/restore-wallet", {
+    headers: { "Set-Cookie": await commitRotatedSession(request, session, context) },
+  });
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
@@ -88,7 +97,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (intent === "back") {
     if (restore?.step === 3) session.set("restore", { step: 2, email: restore.email });
     else session.unset("restore");
-    return saveAndReload(session, context);
+    return saveAndReload(request, session, context);
   }
 
   await checkHoneypot(formData, context);
@@ -126,7 +135,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       );
     }
     session.set("restore", { step: 2, email: submission.value.email.toLowerCase() });
-    return saveAndReload(session, context);
+    return saveAndReload(request, session, context);
   }
 
   if (intent === "words" || restore.step === 2) {
@@ -148,7 +157,7 @@ export async function action({ request, context }: Route.ActionArgs) {
       return data({ step: 2, result: submission.reply({ formErrors: [message] }) }, { status: 400 });
     }
     session.set("restore", { step: 3, email: restore.email, words });
-    return saveAndReload(session, context);
+    return saveAndReload(request, session, context);
   }
 
   const submission = parseWithZod(formData, { schema: passwordSchema });
@@ -180,7 +189,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   await endSessionsOf(context, restore.email);
   session.unset("restore");
   session.flash("notice", "Your password has been changed. Log in with your new password.");
-  return redirect("/login", { headers: { "Set-Cookie": await commitSession(session, context) } });
+  return redirect("/login", {
+    headers: { "Set-Cookie": await commitRotatedSession(request, session, context) },
+  });
 }
 
 function StepNav({ step }: { step: number }) {

@@ -13,7 +13,7 @@ import { useHydrated } from "../components/hydrated";
 import { PhraseGrid } from "../components/phrase-grid";
 import { useValidatedForm } from "../components/use-validated-form";
 import { readForm } from "../forms.server";
-import { requireUser } from "../session.server";
+import { commitRotatedSession, requireUser } from "../session.server";
 import type { Route } from "./+types/security";
 
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
@@ -45,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 // they go to the page in this response only (step 2), never into the session.
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
-  const { user } = await requireUser(request, context);
+  const { session, user } = await requireUser(request, context);
   const submission = parseWithZod(formData, { schema });
   const hideFields = ["password"];
   if (submission.status !== "success") {
@@ -73,7 +73,12 @@ export async function action({ request, context }: Route.ActionArgs) {
           : submission.reply({ formErrors: ["Something went wrong"], hideFields });
     return data({ step: 1 as const, result: reply }, { status: login.kind === "network" ? 502 : 400 });
   }
-  return data({ step: 2 as const, words: login.data.user.twelveWords.split(" ") });
+  // A new session id once the password is proven again (issue 12): whoever held
+  // the old id before this reveal holds nothing now.
+  return data(
+    { step: 2 as const, words: login.data.user.twelveWords.split(" ") },
+    { headers: { "Set-Cookie": await commitRotatedSession(request, session, context) } },
+  );
 }
 
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {

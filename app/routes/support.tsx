@@ -3,6 +3,7 @@ import { data, redirect } from "react-router";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { SUPPORT_TEXTS, SupportPage, supportSchema } from "../components/support-modal";
 import { readForm } from "../forms.server";
+import { safeLocalUrl } from "../lib/safe-redirect";
 import { commitSession, requireUser, services } from "../session.server";
 import type { Route } from "./+types/support";
 
@@ -14,24 +15,10 @@ const FALLBACK = "/home";
  * `?modal=` (a sent message closes the modal) and never /support itself.
  */
 function safeReturnPath(value: FormDataEntryValue | string | null): string {
-  if (
-    typeof value !== "string" ||
-    !value.startsWith("/") ||
-    value.startsWith("//") ||
-    value.startsWith("/\\")
-  )
-    return FALLBACK;
-  const base = "http://return.invalid";
-  let url: URL;
-  try {
-    url = new URL(value, base);
-  } catch {
-    return FALLBACK;
-  }
-  if (url.origin !== base || url.pathname === "/support") return FALLBACK;
+  const url = safeLocalUrl(value);
+  if (!url || url.pathname === "/support") return FALLBACK;
   url.searchParams.delete("modal");
-  const path = `${url.pathname}${url.search}`;
-  return path.startsWith("//") ? FALLBACK : path;
+  return `${url.pathname}${url.search}`;
 }
 
 /** The body fields call 12 may refuse, as the form names them. */

@@ -134,6 +134,7 @@ export async function mintSessions(
       pricesBaseUrl: "http://127.0.0.1:1/api",
       appUrl: "http://127.0.0.1:1",
       buyCryptoUrl: "https://example.com/",
+      fastLoginOrigins: [],
     },
     backendFetch: undefined,
     pricesFetch: undefined,

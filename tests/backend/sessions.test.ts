@@ -8,6 +8,7 @@ import { createCookie, RouterContextProvider } from "react-router";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { servicesContext, type AppServices } from "../../app/context.ts";
 import {
+  commitRotatedSession,
   commitSession,
   destroySession,
   endSessionsOf,
@@ -41,6 +42,7 @@ function contextFor(db: AppDb): RouterContextProvider {
       pricesBaseUrl: "http://backend.invalid/api",
       appUrl: "http://app.test",
       buyCryptoUrl: "https://buy.example.com/",
+      fastLoginOrigins: [],
     },
     backendFetch: undefined,
     pricesFetch: undefined,
@@ -272,6 +274,40 @@ for (const target of databaseTargets()) {
       await expectAnonymous(context, second);
       const count = await db.select({ n: sql<number>`count(*)::int` }).from(webSessions);
       expect(count[0]?.n).toBeGreaterThan(0);
+    });
+
+    test("a rotated session (issue 12) moves to a new id: same data, owner and sign-in time; the old id is anonymous", async () => {
+      const email = uniqueEmail("rotated");
+      const first = await signIn(email);
+      // Signed in long ago: a rotation must not restart the absolute lifetime.
+      const created = new Date(Date.now() - MAX_MS + 10 * 60_000);
+      await db
+        .update(webSessions)
+        .set({ createdAt: created })
+        .where(eq(webSessions.id, rowId(tokenOf(first))));
+      const before = await row(first);
+
+      const session = await getSession(request("/security", first), context);
+      const setCookie = await commitRotatedSession(request("/security", first), session, context);
+      const second = setCookie.split(";")[0] ?? "";
+      expect(tokenOf(second)).not.toBe(tokenOf(first));
+      expect(await row(first)).toBeUndefined();
+      const after = await row(second);
+      expect(after?.createdAt.getTime()).toBe(created.getTime());
+      expect(after?.owner).toBe(before?.owner);
+      expect(after?.owner).toBe(sessionOwner(SECRET, email));
+      // Never past created_at + the lifetime.
+      expect(after?.expiresAt.getTime()).toBeLessThanOrEqual(created.getTime() + MAX_MS);
+      const { user } = await requireUser(request("/home", second), contextFor(db));
+      expect(user.email).toBe(email);
+      await expectAnonymous(contextFor(db), first);
+
+      // A visitor's fresh session (no row yet) gets a new row.
+      const visitor = await getSession(request("/create-wallet"), context);
+      visitor.set("currency", "EUR");
+      const fresh =
+        (await commitRotatedSession(request("/create-wallet"), visitor, context)).split(";")[0] ?? "";
+      expect(await row(fresh)).toBeDefined();
     });
   });
 }
