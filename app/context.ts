@@ -20,7 +20,7 @@ export interface WebConfig {
   appUrl: string;
   /** The external exchange behind 'Buy Crypto' (USD to BTC). */
   buyCryptoUrl: string;
-  /** Other sites whose links into /fast-login may sign a visitor in (record 019). */
+  /** Other sites whose links into /fast-login may sign a visitor in (record 030). */
   fastLoginOrigins: readonly string[];
   /**
    * The session idle timeout (SESSION_IDLE_MINUTES): after this long without

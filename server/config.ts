@@ -52,7 +52,7 @@ const envSchema = z.object({
     .default("https://buy.moonpay.com/?baseCurrencyCode=usd&currencyCode=btc"),
   USDT_NETWORK: z.enum(["erc20", "trc20"]).default("erc20"),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
-  // Other sites whose pages may send visitors into /fast-login (issue 12, record 019):
+  // Other sites whose pages may send visitors into /fast-login (issue 12, record 030):
   // a comma list of http(s) origins; none by default.
   FAST_LOGIN_ORIGINS: z
     .string()

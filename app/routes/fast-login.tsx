@@ -18,7 +18,7 @@ export function meta() {
 
 /**
  * Whether this navigation may sign a visitor in (login CSRF, issue 12, record
- * 019). Another site's page could otherwise send a visitor here with the
+ * 030). Another site's page could otherwise send a visitor here with the
  * attacker's credentials, and the visitor would deposit into the attacker's
  * wallet. A navigation the browser marks as coming from another site
  * (Sec-Fetch-Site: cross-site), or whose Referer names another origin, signs

@@ -124,3 +124,23 @@ test("a damaged kept secret stops start-up with a message naming the file", asyn
   writeFileSync(path.join(dir, "session-secret"), "short\n");
   expect(() => loadConfig({ DATA_DIR: dir })).toThrow(/session-secret: must hold at least 32 characters/);
 });
+
+test("FAST_LOGIN_ORIGINS: none by default; a comma list of origins; anything else stops start-up", () => {
+  expect(loadConfig({ DATA_DIR: dataDir() }).fastLoginOrigins).toEqual([]);
+  expect(
+    loadConfig({
+      DATA_DIR: dataDir(),
+      FAST_LOGIN_ORIGINS: " https://partner.example , http://127.0.0.1:8080/,https://a.example:8443",
+    }).fastLoginOrigins,
+  ).toEqual(["https://partner.example", "http://127.0.0.1:8080", "https://a.example:8443"]);
+  for (const bad of [
+    "partner.example",
+    "https://partner.example/path",
+    "javascript:alert(1)",
+    "ftp://x.example",
+  ]) {
+    const load = () => loadConfig({ DATA_DIR: dataDir(), FAST_LOGIN_ORIGINS: bad });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/FAST_LOGIN_ORIGINS: /u);
+  }
+});
