@@ -34,7 +34,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from "../domain/rate-limits.ts";
-import { deriveServerKeys } from "../domain/crypto.ts";
+import { deriveServerKeys, samePassword } from "../domain/crypto.ts";
 import type { UsdtNetwork } from "../domain/addresses.ts";
 import { openMessage, storeSupportMessage, type SupportMessageInput } from "../domain/messages.ts";
 import { requestSend, type SendResult } from "../domain/sends.ts";
@@ -190,7 +190,9 @@ const routes = new Map<string, Route<z.ZodType>>([
   [
     "/api/aml-authentication",
     route(createAccountBody, async (ctx, body, info) => {
-      if (body.password !== body.passwordConfirmed) return failure(400, MESSAGES.passwordsDoNotMatch);
+      // Compared as they are hashed, in NFKC (record 025).
+      if (!samePassword(body.password, body.passwordConfirmed))
+        return failure(400, MESSAGES.passwordsDoNotMatch);
       const limited = await ctx.limits?.takeCreation(info.senderIp);
       if (limited) return limitedResponse(limited);
       const result = await createAccount(ctx, body.email, body.password);
@@ -249,7 +251,8 @@ const routes = new Map<string, Route<z.ZodType>>([
   [
     "/api/aml-client-change-password",
     route(changePasswordBody, async (ctx, body, info) => {
-      if (body.password !== body.confirmPassword) return failure(400, MESSAGES.passwordsDoNotMatch);
+      if (!samePassword(body.password, body.confirmPassword))
+        return failure(400, MESSAGES.passwordsDoNotMatch);
       const before = await ctx.limits?.beforeWordsCheck(body.email, info.senderIp);
       if (isLimited(before)) return limitedResponse(before);
       const result = await changePassword(ctx, body.email, body.twelveWords, body.password, {
