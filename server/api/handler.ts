@@ -10,8 +10,10 @@
 //   400 missing or unknown platform · 400 schema (unknown fields ignored).
 //
 // The handler's optional second argument is the connection's address (as
-// @remix-run/node-fetch-server passes it); call 12 records the sender's IP
-// from it and from X-Coinkeep-Client-Ip (see senderAddress in ./http.ts).
+// @remix-run/node-fetch-server passes it); call 12 records the sender's IP,
+// and the rate limits count, by it, or by the X-Coinkeep-Client-Ip of our own
+// web tier: in-process, or a configured one with its token (senderAddress in
+// ./http.ts, record 026).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
 import { coinFor, type Ticker } from "../../common/coins.ts";
@@ -47,8 +49,10 @@ import {
   readBoundedText,
   Rejection,
   senderAddress,
+  webTierCheck,
   type ClientAddress,
   type Issue,
+  type WebTierTrust,
 } from "./http.ts";
 import {
   changePasswordBody,
@@ -82,6 +86,14 @@ export interface ApiHandlerOptions {
   rateLimits?: RateLimitPolicy | "off";
   /** The clock of the rate limits; default the system clock (tests move it). */
   now?: () => Date;
+  /**
+   * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
+   * over a connection: its addresses and its token (record 026). Default none:
+   * only an in-process call (no connection) forwards a visitor's address.
+   * server/host.ts decides this at its edge instead (inspect) and hands the
+   * handler the address it believed.
+   */
+  webTier?: WebTierTrust | undefined;
 }
 
 interface RouteContext extends AccountsContext {
@@ -442,6 +454,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     });
   };
   const platform = opts.platform;
+  const fromWebTier = webTierCheck(opts.webTier);
 
   async function handle(request: Request, client: ClientAddress | undefined): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -465,7 +478,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     const parsed = found.schema.safeParse(body);
     if (!parsed.success) return failure(400, MESSAGES.invalidRequest, { issues: toIssues(parsed.error) });
     purgeNow();
-    return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client) });
+    return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client, fromWebTier) });
   }
 
   return async function apiHandler(request: Request, client?: ClientAddress): Promise<Response> {
