@@ -60,7 +60,7 @@ export interface AppServices {
   sessions: SessionKV;
   /**
    * The visitor's IP address for the request behind this context, when the
-   * host knows it (the connection's, or a local proxy's X-Coinkeep-Client-Ip).
+   * host knows it (the client after the trusted proxies; record 026 says when a forwarded one counts).
    */
   clientAddress?: (context: Readonly<RouterContextProvider>) => string | undefined;
 }

@@ -138,7 +138,7 @@ export async function startHost(config: Config) {
       // The nonce of this response's CSP header, for the inline scripts (record 014).
       if (facts) context.set(nonceContext, facts.nonce);
       // As the API decides it (records 011, 014): the client after the trusted
-      // proxies, or the X-Coinkeep-Client-Ip a local proxy sets.
+      // proxies, or the X-Coinkeep-Client-Ip of a configured web tier (record 026).
       const address = senderAddress(request, facts?.sender ?? client);
       if (address !== null) {
         clientAddresses.set(context, address);
