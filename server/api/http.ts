@@ -155,13 +155,6 @@ export function addressMatcher(entries: readonly AddressEntry[]): (ip: string) =
   };
 }
 
-const loopback = addressMatcher([{ kind: "loopback" }]);
-
-/** 127.0.0.0/8 or ::1, given in normaliseIp's form. */
-export function isLoopback(ip: string): boolean {
-  return loopback(ip);
-}
-
 /**
  * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
  * (record 026): it connects from one of `hosts` (WEB_TIER_HOSTS) and sends
