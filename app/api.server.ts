@@ -22,6 +22,7 @@ export function backend(context: Readonly<RouterContextProvider>): Client {
       baseUrl: s.config.backendBaseUrl,
       platform: s.config.platform,
       ...(s.backendFetch ? { fetch: s.backendFetch } : {}),
+      ...(s.config.backendToken ? { token: s.config.backendToken } : {}),
     });
     clients.set(s, client);
   }

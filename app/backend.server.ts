@@ -19,6 +19,12 @@ export interface BackendClientOptions {
   fetch?: (request: Request) => Promise<Response>;
   /** Default 10 000 ms. */
   timeoutMs?: number;
+  /**
+   * BACKEND_TOKEN, for a remote backend: sent with every call in
+   * X-Coinkeep-Backend-Token, so the backend believes the visitor's address
+   * this client forwards (record 026). Never logged, never in a message.
+   */
+  token?: string;
 }
 
 const createAccountData = z.object({
@@ -236,8 +242,9 @@ export interface BackendClient {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** As server/api/http.ts CLIENT_IP_HEADER. */
+/** As server/api/http.ts CLIENT_IP_HEADER and BACKEND_TOKEN_HEADER. */
 const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
+const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";
 
 interface CallOptions {
   headers?: Record<string, string>;
@@ -279,6 +286,7 @@ export function createBackendClient(opts: BackendClientOptions, defaultClientIp?
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const token: Record<string, string> = opts.token ? { [BACKEND_TOKEN_HEADER]: opts.token } : {};
 
   async function call<T>(
     path: string,
@@ -294,6 +302,7 @@ export function createBackendClient(opts: BackendClientOptions, defaultClientIp?
         headers: {
           ...forwardedRequestHeaders(),
           ...callOpts.headers,
+          ...token,
           "content-type": "application/json",
           accept: "application/json",
         },

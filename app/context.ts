@@ -14,6 +14,11 @@ export interface WebConfig {
   legalEmail: string;
   /** Base URL of the backend API, e.g. "http://127.0.0.1:3000/api". */
   backendBaseUrl: string;
+  /**
+   * BACKEND_TOKEN, with a remote backend (BACKEND_URL) only: sent with every
+   * call so the backend believes the visitor's address we forward (record 026).
+   */
+  backendToken?: string;
   /** Base URL of the prices service's API (GET /crypto-prices/current, /currencies). */
   pricesBaseUrl: string;
   /** This app's own URL, sent to the prices service as App_url. */
@@ -59,7 +64,7 @@ export interface AppServices {
   sessions: SessionKV;
   /**
    * The visitor's IP address for the request behind this context, when the
-   * host knows it (the connection's, or a local proxy's X-Coinkeep-Client-Ip).
+   * host knows it (the client after the trusted proxies; record 026 says when a forwarded one counts).
    */
   clientAddress?: (context: Readonly<RouterContextProvider>) => string | undefined;
 }

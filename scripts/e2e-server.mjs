@@ -1,8 +1,12 @@
 // The servers the end-to-end tests run against: the production build on a
 // fresh data folder, so every run starts from an empty embedded database.
 // With E2E_BACKEND=remote, two processes run: a backend on PORT+1 and the web
-// tier on PORT reaching it over HTTP through BACKEND_URL.
+// tier on PORT reaching it over HTTP through BACKEND_URL. The backend believes
+// the visitor's address the web tier forwards only from a configured web tier
+// with the shared token (record 026): WEB_TIER_HOSTS=loopback, and a fresh
+// BACKEND_TOKEN for both.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -50,8 +54,15 @@ function start(name, env) {
 }
 
 if (process.env.E2E_BACKEND === "remote") {
-  start("backend", { PORT: String(port + 1) });
-  start("web", { PORT: String(port), BACKEND_URL: `http://127.0.0.1:${port + 1}/api` });
+  const token = randomBytes(32).toString("base64url");
+  // A secret like the others: the log teardown checks it never reaches the log.
+  if (secretsFile) writeFileSync(secretsFile, `${JSON.stringify({ kind: "backend token", value: token })}\n`);
+  start("backend", { PORT: String(port + 1), WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: token });
+  start("web", {
+    PORT: String(port),
+    BACKEND_URL: `http://127.0.0.1:${port + 1}/api`,
+    BACKEND_TOKEN: token,
+  });
 } else {
   start("web", { PORT: String(port) });
 }

@@ -4,7 +4,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { parseTrustProxy, type TrustEntry } from "./edge.ts";
+import type { AddressEntry } from "./api/http.ts";
+import { parseTrustProxy, parseWebTierHosts, type TrustEntry } from "./edge.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -94,6 +95,28 @@ const envSchema = z.object({
       }
       return parsed;
     }),
+  // Which web tiers outside this process may forward the visitor's address in
+  // X-Coinkeep-Client-Ip (record 026): "none", or a comma list of "loopback",
+  // IP addresses and CIDR blocks. Each must also send BACKEND_TOKEN.
+  WEB_TIER_HOSTS: z
+    .string()
+    .default("none")
+    .transform((value, ctx) => {
+      const parsed = parseWebTierHosts(value);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  // The secret a web tier (BACKEND_URL) sends with every call and a backend
+  // (WEB_TIER_HOSTS) requires before it believes a forwarded address. It
+  // travels in a header: visible ASCII only.
+  BACKEND_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]*$/u, "must be visible ASCII characters (no spaces)")
+    .min(32, "must be at least 32 characters")
+    .optional(),
   // The abuse limits of record 013; "off" is for tests and benchmarks and refused in production.
   RATE_LIMITS: z.enum(["default", "off"]).default("default"),
   // Sessions end after this long without a request the user made (record 015)…
@@ -123,6 +146,13 @@ export interface Config {
   maxBodyBytes: number;
   /** The proxies whose forwarded headers are believed (TRUST_PROXY); empty: none. */
   trustProxy: TrustEntry[];
+  /** The web tiers outside this process whose forwarded visitor address is believed (WEB_TIER_HOSTS); empty: none. */
+  webTierHosts: AddressEntry[];
+  /**
+   * BACKEND_TOKEN: sent by this web tier to its remote backend (BACKEND_URL),
+   * and required by this backend from the web tiers of WEB_TIER_HOSTS (record 026).
+   */
+  backendToken: string | undefined;
   /** The API's abuse limits (record 013): "default", or "off" (never in production). */
   rateLimits: "default" | "off";
   /** A remote prices service (…/api); unset: served in-process. */
@@ -186,7 +216,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "Invalid configuration:\n  WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)",
     );
   }
+  if (e.WEB_TIER_HOSTS.length > 0 && !e.BACKEND_TOKEN) {
+    throw new ConfigError(
+      "Invalid configuration:\n  WEB_TIER_HOSTS: needs BACKEND_TOKEN (an address alone does not prove a web tier; record 026)",
+    );
+  }
+  if (e.WEB_TIER_HOSTS.length > 0 && e.BACKEND_URL) {
+    throw new ConfigError(
+      "Invalid configuration:\n  WEB_TIER_HOSTS: has no effect with BACKEND_URL (this process then serves no API); set it on the backend",
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
+  const backendSecret = e.BACKEND_SECRET ?? keptSecret(dataDir, "backend-secret");
+  if (e.BACKEND_TOKEN !== undefined && e.BACKEND_TOKEN === backendSecret) {
+    throw new ConfigError(
+      "Invalid configuration:\n  BACKEND_TOKEN: must not be BACKEND_SECRET (the token travels to the web tier; the secret stays here)",
+    );
+  }
   return {
     env: e.NODE_ENV,
     port: e.PORT,
@@ -196,7 +242,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     backendUrl: e.BACKEND_URL?.replace(/\/+$/, ""),
     platform: e.PLATFORM_CODE,
     sessionSecret: e.SESSION_SECRET ?? keptSecret(dataDir, "session-secret"),
-    backendSecret: e.BACKEND_SECRET ?? keptSecret(dataDir, "backend-secret"),
+    backendSecret,
     cookieSecure: e.COOKIE_SECURE ?? e.NODE_ENV === "production",
     supportEmail: e.SUPPORT_EMAIL,
     companyName: e.COMPANY_NAME,
@@ -204,6 +250,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     legalEmail: e.LEGAL_EMAIL,
     maxBodyBytes: e.MAX_BODY_BYTES,
     trustProxy: e.TRUST_PROXY,
+    webTierHosts: e.WEB_TIER_HOSTS,
+    backendToken: e.BACKEND_TOKEN,
     rateLimits: e.RATE_LIMITS,
     pricesUrl: e.PRICES_URL?.replace(/\/+$/, ""),
     feedsOffline: e.FEEDS_OFFLINE,

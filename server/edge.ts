@@ -7,8 +7,17 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { BlockList, isIP } from "node:net";
-import { CLIENT_IP_HEADER, isLoopback, normaliseIp, type ClientAddress } from "./api/http.ts";
+import { isIP } from "node:net";
+import {
+  addressMatcher,
+  BACKEND_TOKEN_HEADER,
+  CLIENT_IP_HEADER,
+  NO_WEB_TIER,
+  normaliseIp,
+  type AddressEntry,
+  type ClientAddress,
+  type WebTierCheck,
+} from "./api/http.ts";
 
 /**
  * The largest form post the web tier reads (413 beyond, before reading it).
@@ -20,8 +29,7 @@ export const WEB_MAX_BODY_BYTES = 65_536;
 // ---------------------------------------------------------------- TRUST_PROXY
 
 /** One entry of TRUST_PROXY: "loopback", an IP address, or a CIDR block. */
-export type TrustEntry =
-  { kind: "loopback" } | { kind: "subnet"; network: string; prefix: number; family: 4 | 6 };
+export type TrustEntry = AddressEntry;
 
 /**
  * Parses TRUST_PROXY: "off" (or empty), "loopback", or a comma list of
@@ -29,12 +37,24 @@ export type TrustEntry =
  * or a message naming the first bad one.
  */
 export function parseTrustProxy(value: string): TrustEntry[] | string {
+  return parseAddressList(value, "off");
+}
+
+/**
+ * Parses WEB_TIER_HOSTS (record 026): "none" (or empty), or a comma list of
+ * "loopback", IP addresses and CIDR blocks, as TRUST_PROXY.
+ */
+export function parseWebTierHosts(value: string): AddressEntry[] | string {
+  return parseAddressList(value, "none");
+}
+
+function parseAddressList(value: string, none: "off" | "none"): AddressEntry[] | string {
   const items = value
     .split(",")
     .map((item) => item.trim())
     .filter((item) => item !== "");
-  if (items.length === 0 || (items.length === 1 && items[0]?.toLowerCase() === "off")) return [];
-  const entries: TrustEntry[] = [];
+  if (items.length === 0 || (items.length === 1 && items[0]?.toLowerCase() === none)) return [];
+  const entries: AddressEntry[] = [];
   for (const item of items) {
     if (item.toLowerCase() === "loopback") {
       entries.push({ kind: "loopback" });
@@ -43,7 +63,7 @@ export function parseTrustProxy(value: string): TrustEntry[] | string {
     const [address = "", prefixText, ...rest] = item.split("/");
     const family = isIP(address);
     if (rest.length > 0 || (family !== 4 && family !== 6)) {
-      return `"${item}" is not "off", "loopback", an IP address or a CIDR block`;
+      return `"${item}" is not "${none}", "loopback", an IP address or a CIDR block`;
     }
     const max = family === 4 ? 32 : 128;
     const prefix = prefixText === undefined ? max : Number(prefixText);
@@ -62,25 +82,8 @@ export interface ProxyTrust {
 }
 
 export function createProxyTrust(entries: readonly TrustEntry[]): ProxyTrust {
-  const list = new BlockList();
-  for (const entry of entries) {
-    if (entry.kind === "loopback") {
-      list.addSubnet("127.0.0.0", 8, "ipv4");
-      list.addAddress("::1", "ipv6");
-    } else {
-      list.addSubnet(entry.network, entry.prefix, entry.family === 4 ? "ipv4" : "ipv6");
-    }
-  }
-  const enabled = entries.length > 0;
-  return {
-    enabled,
-    trusts(ip) {
-      if (!enabled) return false;
-      const family = isIP(ip);
-      if (family === 4) return list.check(ip, "ipv4");
-      return family === 6 && list.check(ip, "ipv6");
-    },
-  };
+  const matches = addressMatcher(entries);
+  return { enabled: entries.length > 0, trusts: matches };
 }
 
 function headerText(value: string | string[] | undefined): string | undefined {
@@ -124,8 +127,9 @@ export interface RequestFacts {
   https: boolean;
   /**
    * What to hand senderAddress (record 011) as the connection: the client,
-   * or, when the client is our own web tier (loopback, or a trusted proxy's
-   * address with no X-Forwarded-For), the X-Coinkeep-Client-Ip it forwards.
+   * or, when the client is a configured web tier (WEB_TIER_HOSTS, sending
+   * BACKEND_TOKEN; record 026), the X-Coinkeep-Client-Ip it forwards. Never
+   * the header of any other client, loopback or trusted proxy included.
    */
   sender: ClientAddress | undefined;
 }
@@ -141,7 +145,11 @@ export function requestFacts(): RequestFacts | undefined {
   return facts.getStore();
 }
 
-export function inspect(req: IncomingMessage, trust: ProxyTrust): RequestFacts {
+export function inspect(
+  req: IncomingMessage,
+  trust: ProxyTrust,
+  webTier: WebTierCheck = NO_WEB_TIER,
+): RequestFacts {
   const peer = req.socket.remoteAddress === undefined ? null : normaliseIp(req.socket.remoteAddress);
   const fromTrustedProxy = peer !== null && trust.trusts(peer);
   const clientIp = clientOf(peer, headerText(req.headers["x-forwarded-for"]), trust);
@@ -151,7 +159,8 @@ export function inspect(req: IncomingMessage, trust: ProxyTrust): RequestFacts {
   const https = tls || (fromTrustedProxy && proto === "https");
 
   let sender: ClientAddress | undefined = clientIp === null ? undefined : { address: clientIp };
-  if (clientIp !== null && (isLoopback(clientIp) || trust.trusts(clientIp))) {
+  const token = headerText(req.headers[BACKEND_TOKEN_HEADER.toLowerCase()]);
+  if (clientIp !== null && webTier(clientIp, token)) {
     const forwarded = headerText(req.headers[CLIENT_IP_HEADER.toLowerCase()]);
     const ip = forwarded === undefined ? null : normaliseIp(forwarded);
     if (ip !== null) sender = { address: ip };

@@ -14,7 +14,7 @@ import { createRequestListener } from "@react-router/node";
 import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
 import type { AppServices } from "../app/context.ts";
 import { createApiHandler } from "./api/handler.ts";
-import { failure, senderAddress } from "./api/http.ts";
+import { failure, senderAddress, webTierCheck } from "./api/http.ts";
 import { createFeedRoutes, createMarketData } from "./feeds/routes.ts";
 import { runInServer } from "./ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
@@ -102,6 +102,10 @@ export async function startHost(config: Config) {
   const clientAddresses = new WeakMap<Readonly<RouterContextProvider>, string>();
   // Whose X-Forwarded-For / X-Forwarded-Proto is believed (TRUST_PROXY, record 014).
   const proxyTrust = createProxyTrust(config.trustProxy);
+  // Which web tiers outside this process forward the visitor's address (WEB_TIER_HOSTS + BACKEND_TOKEN, record 026).
+  const webTier = webTierCheck(
+    config.backendToken ? { hosts: config.webTierHosts, token: config.backendToken } : undefined,
+  );
   const services: AppServices = {
     config: {
       platform: config.platform,
@@ -112,6 +116,7 @@ export async function startHost(config: Config) {
       companyNumber: config.companyNumber,
       legalEmail: config.legalEmail,
       backendBaseUrl: config.backendUrl ?? `http://${config.host}:${config.port}/api`,
+      ...(config.backendUrl && config.backendToken ? { backendToken: config.backendToken } : {}),
       pricesBaseUrl: config.pricesUrl ?? `http://${config.host}:${config.port}/api`,
       appUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
       buyCryptoUrl: config.buyCryptoUrl,
@@ -134,7 +139,7 @@ export async function startHost(config: Config) {
       // The nonce of this response's CSP header, for the inline scripts (record 014).
       if (facts) context.set(nonceContext, facts.nonce);
       // As the API decides it (records 011, 014): the client after the trusted
-      // proxies, or the X-Coinkeep-Client-Ip a local proxy sets.
+      // proxies, or the X-Coinkeep-Client-Ip of a configured web tier (record 026).
       const address = senderAddress(request, facts?.sender ?? client);
       if (address !== null) {
         clientAddresses.set(context, address);
@@ -155,7 +160,7 @@ export async function startHost(config: Config) {
     const pathname = (req.url ?? "/").split("?")[0] ?? "/";
     res.setHeader("X-Request-Id", requestId);
     // CSP with this request's nonce, HSTS, nosniff, … on every response (record 014).
-    const facts = inspect(req, proxyTrust);
+    const facts = inspect(req, proxyTrust, webTier);
     setSecurityHeaders(res, facts, config.env === "production");
     res.on("finish", () => {
       log.info("request", {

@@ -10,8 +10,10 @@
 //   400 missing or unknown platform · 400 schema (unknown fields ignored).
 //
 // The handler's optional second argument is the connection's address (as
-// @remix-run/node-fetch-server passes it); call 12 records the sender's IP
-// from it and from X-Coinkeep-Client-Ip (see senderAddress in ./http.ts).
+// @remix-run/node-fetch-server passes it); call 12 records the sender's IP,
+// and the rate limits count, by it, or by the X-Coinkeep-Client-Ip of our own
+// web tier: in-process, or a configured one with its token (senderAddress in
+// ./http.ts, record 026).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
 import { coinFor, type Ticker } from "../../common/coins.ts";
@@ -34,7 +36,7 @@ import {
   type RateLimiter,
   type RateLimitPolicy,
 } from "../domain/rate-limits.ts";
-import { deriveServerKeys } from "../domain/crypto.ts";
+import { deriveServerKeys, samePassword } from "../domain/crypto.ts";
 import type { UsdtNetwork } from "../domain/addresses.ts";
 import { openMessage, storeSupportMessage, type SupportMessageInput } from "../domain/messages.ts";
 import { requestSend, type SendResult } from "../domain/sends.ts";
@@ -47,8 +49,10 @@ import {
   readBoundedText,
   Rejection,
   senderAddress,
+  webTierCheck,
   type ClientAddress,
   type Issue,
+  type WebTierTrust,
 } from "./http.ts";
 import {
   changePasswordBody,
@@ -82,6 +86,14 @@ export interface ApiHandlerOptions {
   rateLimits?: RateLimitPolicy | "off";
   /** The clock of the rate limits; default the system clock (tests move it). */
   now?: () => Date;
+  /**
+   * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
+   * over a connection: its addresses and its token (record 026). Default none:
+   * only an in-process call (no connection) forwards a visitor's address.
+   * server/host.ts decides this at its edge instead (inspect) and hands the
+   * handler the address it believed.
+   */
+  webTier?: WebTierTrust | undefined;
 }
 
 interface RouteContext extends AccountsContext {
@@ -190,7 +202,9 @@ const routes = new Map<string, Route<z.ZodType>>([
   [
     "/api/aml-authentication",
     route(createAccountBody, async (ctx, body, info) => {
-      if (body.password !== body.passwordConfirmed) return failure(400, MESSAGES.passwordsDoNotMatch);
+      // Compared as they are hashed, in NFKC (record 025).
+      if (!samePassword(body.password, body.passwordConfirmed))
+        return failure(400, MESSAGES.passwordsDoNotMatch);
       const limited = await ctx.limits?.takeCreation(info.senderIp);
       if (limited) return limitedResponse(limited);
       const result = await createAccount(ctx, body.email, body.password);
@@ -249,7 +263,8 @@ const routes = new Map<string, Route<z.ZodType>>([
   [
     "/api/aml-client-change-password",
     route(changePasswordBody, async (ctx, body, info) => {
-      if (body.password !== body.confirmPassword) return failure(400, MESSAGES.passwordsDoNotMatch);
+      if (!samePassword(body.password, body.confirmPassword))
+        return failure(400, MESSAGES.passwordsDoNotMatch);
       const before = await ctx.limits?.beforeWordsCheck(body.email, info.senderIp);
       if (isLimited(before)) return limitedResponse(before);
       const result = await changePassword(ctx, body.email, body.twelveWords, body.password, {
@@ -439,6 +454,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     });
   };
   const platform = opts.platform;
+  const fromWebTier = webTierCheck(opts.webTier);
 
   async function handle(request: Request, client: ClientAddress | undefined): Promise<Response> {
     const { pathname } = new URL(request.url);
@@ -462,7 +478,7 @@ export function createApiHandler(opts: ApiHandlerOptions): ApiHandler {
     const parsed = found.schema.safeParse(body);
     if (!parsed.success) return failure(400, MESSAGES.invalidRequest, { issues: toIssues(parsed.error) });
     purgeNow();
-    return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client) });
+    return found.run(ctx, parsed.data, { senderIp: senderAddress(request, client, fromWebTier) });
   }
 
   return async function apiHandler(request: Request, client?: ClientAddress): Promise<Response> {

@@ -1,6 +1,7 @@
 // The HTTP edge of the API: JSON responses, content-type and size checks,
 // bounded body reading and JSON parsing, and who sent the request. Nothing
 // here knows about accounts.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIP } from "node:net";
 import { readAtMost } from "../streams.ts";
 
@@ -106,9 +107,13 @@ export interface ClientAddress {
 
 /**
  * Set by our own web tier on its calls to the API: the visitor's address.
- * Believed only from an in-process call or a loopback connection (record 011).
+ * Believed only from an in-process call, or from a configured web-tier host
+ * that also sends the shared token (records 011, 026).
  */
 export const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
+
+/** The shared secret (BACKEND_TOKEN) a web tier on another host or process sends with every call (record 026). */
+export const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";
 
 /**
  * An IP address in the form it is stored in: IPv4 dotted, IPv6 lower-case,
@@ -127,26 +132,77 @@ export function normaliseIp(value: string): string | null {
   return mapped !== undefined && isIP(mapped) === 4 ? mapped : ip;
 }
 
-const loopback = new BlockList();
-loopback.addSubnet("127.0.0.0", 8, "ipv4");
-loopback.addAddress("::1", "ipv6");
+/** One entry of an address list (TRUST_PROXY, WEB_TIER_HOSTS): "loopback", an IP address, or a CIDR block. */
+export type AddressEntry =
+  { kind: "loopback" } | { kind: "subnet"; network: string; prefix: number; family: 4 | 6 };
 
-/** 127.0.0.0/8 or ::1, given in normaliseIp's form. */
-export function isLoopback(ip: string): boolean {
-  const version = isIP(ip);
-  if (version === 4) return loopback.check(ip, "ipv4");
-  return version === 6 && loopback.check(ip, "ipv6");
+/** A test of an address (in normaliseIp's form) against a list; an empty list matches nothing. */
+export function addressMatcher(entries: readonly AddressEntry[]): (ip: string) => boolean {
+  if (entries.length === 0) return () => false;
+  const list = new BlockList();
+  for (const entry of entries) {
+    if (entry.kind === "loopback") {
+      list.addSubnet("127.0.0.0", 8, "ipv4");
+      list.addAddress("::1", "ipv6");
+    } else {
+      list.addSubnet(entry.network, entry.prefix, entry.family === 4 ? "ipv4" : "ipv6");
+    }
+  }
+  return (ip) => {
+    const family = isIP(ip);
+    if (family === 4) return list.check(ip, "ipv4");
+    return family === 6 && list.check(ip, "ipv6");
+  };
 }
 
 /**
- * The address to record as the sender of a request: the forwarded visitor's
- * address when the request comes from our own web tier (in-process, or over a
- * loopback connection) and carries a valid one; otherwise the connection's.
- * Null when neither is known.
+ * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
+ * (record 026): it connects from one of `hosts` (WEB_TIER_HOSTS) and sends
+ * `token` (BACKEND_TOKEN) in X-Coinkeep-Backend-Token. Both are required.
  */
-export function senderAddress(request: Request, client: ClientAddress | undefined): string | null {
+export interface WebTierTrust {
+  hosts: readonly AddressEntry[];
+  token: string;
+}
+
+/**
+ * Whether a connection (in normaliseIp's form) carrying this token header is
+ * a configured web tier. Without a configuration, never.
+ */
+export type WebTierCheck = (connection: string, token: string | null | undefined) => boolean;
+
+const digest = (value: string) => createHash("sha256").update(value, "utf8").digest();
+
+export const NO_WEB_TIER: WebTierCheck = () => false;
+
+export function webTierCheck(trust: WebTierTrust | undefined): WebTierCheck {
+  if (!trust || trust.hosts.length === 0) return NO_WEB_TIER;
+  if (trust.token.length < 32) throw new Error("the web tier's token must be at least 32 characters");
+  const isHost = addressMatcher(trust.hosts);
+  const expected = digest(trust.token);
+  // Digests of equal length, compared in constant time: the token's length and prefix do not leak.
+  return (connection, token) =>
+    typeof token === "string" && isHost(connection) && timingSafeEqual(digest(token), expected);
+}
+
+/**
+ * The address to record as the sender of a request (and to count its limits
+ * by): the forwarded visitor's address when the request comes from our own
+ * web tier and carries a valid one; otherwise the connection's. Our own web
+ * tier is the in-process one (no connection at all), or a connection that
+ * `webTier` recognises (a configured host with the token). A loopback
+ * connection is not enough: any process on the machine can open one.
+ * Null when neither address is known.
+ */
+export function senderAddress(
+  request: Request,
+  client: ClientAddress | undefined,
+  webTier: WebTierCheck = NO_WEB_TIER,
+): string | null {
   const connection = client ? normaliseIp(client.address) : null;
-  const fromOurWebTier = client === undefined || (connection !== null && isLoopback(connection));
+  const fromOurWebTier =
+    client === undefined ||
+    (connection !== null && webTier(connection, request.headers.get(BACKEND_TOKEN_HEADER)));
   if (fromOurWebTier) {
     const forwarded = request.headers.get(CLIENT_IP_HEADER);
     const ip = forwarded === null ? null : normaliseIp(forwarded);

@@ -1,7 +1,8 @@
 // Account operations over the database. Pure domain code: no HTTP here.
 // Every function normalises the e-mail itself, so callers cannot forget to.
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
+import { log } from "../../common/log.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { users, type User } from "../db/schema.ts";
 import {
@@ -11,6 +12,7 @@ import {
   generatePhrase,
   hashPassword,
   newKdfSalt,
+  normalisePassword,
   normalisePhrase,
   phraseHmac,
   phraseMatches,
@@ -58,9 +60,11 @@ async function findByEmail(db: AppDb, email: string) {
 export async function createAccount(
   ctx: AccountsContext,
   rawEmail: string,
-  password: string,
+  rawPassword: string,
 ): Promise<CreateAccountResult> {
   const email = normaliseEmail(rawEmail);
+  // Hashed and turned into the phrase key in NFKC (record 025).
+  const password = normalisePassword(rawPassword);
   // A cheap early answer; the unique constraint below is what guarantees uniqueness.
   if (await findByEmail(ctx.db, email)) return { ok: false, reason: "email-taken" };
 
@@ -121,24 +125,71 @@ export async function login(
   return result.answer;
 }
 
+/**
+ * The password check (record 025): the NFKC form first; when that fails and
+ * the entry as typed is not already NFKC, the entry as typed once, for an
+ * account whose hash and phrase key were made before passwords were
+ * normalised. Such an account is then moved to the NFKC form. An unknown
+ * e-mail spends the same verifications against the dummy hash.
+ */
 async function checkLogin(
   ctx: AccountsContext,
   rawEmail: string,
-  password: string,
+  rawPassword: string,
 ): Promise<{ ok: boolean; user: User | undefined; answer: LoginResult }> {
   const email = normaliseEmail(rawEmail);
+  const password = normalisePassword(rawPassword);
+  const legacy = rawPassword === password ? undefined : rawPassword;
   const user = await findByEmail(ctx.db, email);
   if (!user) {
     await verifyDummyPassword(password);
+    if (legacy !== undefined) await verifyDummyPassword(legacy);
     return { ok: false, user, answer: { ok: false, reason: "not-found" } };
   }
-  if (!(await verifyPassword(user.passwordHash, password)))
-    return { ok: false, user, answer: { ok: false, reason: "wrong-password" } };
-  const key = await derivePhraseKey(ctx.keys, password, user.phraseKdfSalt);
+  let verified: string | undefined;
+  if (await verifyPassword(user.passwordHash, password)) verified = password;
+  else if (legacy !== undefined && (await verifyPassword(user.passwordHash, legacy))) verified = legacy;
+  if (verified === undefined) return { ok: false, user, answer: { ok: false, reason: "wrong-password" } };
+  const key = await derivePhraseKey(ctx.keys, verified, user.phraseKdfSalt);
   const phrase = decryptPhrase(key, user.id, user.phraseCiphertext);
   // The password verified, so a failure here means damaged data or a changed backend secret.
   if (phrase === null) throw new Error("Stored phrase could not be decrypted");
+  if (verified !== password) await moveToNormalisedPassword(ctx, user, password, phrase);
   return { ok: true, user, answer: { ok: true, email: user.email, words: phrase.split(" ") } };
+}
+
+/**
+ * Rehashes a legacy account's password in its NFKC form and re-encrypts the
+ * phrase under the key derived from that form: hash, salt and ciphertext in
+ * one UPDATE (one transaction), and only while the row still holds the hash
+ * just verified, so a password change that landed meanwhile is never undone.
+ * A failure is logged and the sign-in goes on; the next one tries again.
+ */
+async function moveToNormalisedPassword(ctx: AccountsContext, user: User, password: string, phrase: string) {
+  const kdfSalt = newKdfSalt();
+  try {
+    const [passwordHash, phraseKey] = await Promise.all([
+      hashPassword(password),
+      derivePhraseKey(ctx.keys, password, kdfSalt),
+    ]);
+    const phraseCiphertext = encryptPhrase(phraseKey, user.id, phrase);
+    await ctx.db
+      .update(users)
+      .set({ passwordHash, phraseKdfSalt: kdfSalt, phraseCiphertext, updatedAt: new Date() })
+      .where(
+        and(
+          eq(users.id, user.id),
+          eq(users.passwordHash, user.passwordHash),
+          eq(users.phraseKdfSalt, user.phraseKdfSalt),
+          eq(users.phraseCiphertext, user.phraseCiphertext),
+        ),
+      );
+  } catch (error) {
+    log.warn("could not rehash a password in NFKC", {
+      userId: user.id,
+      error: error instanceof Error ? error.name : "unknown",
+    });
+  }
 }
 
 /** Same answer for an unknown e-mail and a wrong phrase. */
@@ -203,10 +254,12 @@ export async function changePassword(
   ctx: AccountsContext,
   rawEmail: string,
   phrase: string | readonly string[],
-  newPassword: string,
+  rawNewPassword: string,
   audit?: AuditInfo,
 ): Promise<ChangePasswordResult> {
   const email = normaliseEmail(rawEmail);
+  // Hashed and turned into the phrase key in NFKC (record 025).
+  const newPassword = normalisePassword(rawNewPassword);
   const normalised = normalisePhrase(phrase);
   const refused = async (user: User | undefined) => {
     if (audit) {

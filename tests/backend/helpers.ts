@@ -23,6 +23,9 @@ import { users } from "../../server/db/schema.ts";
 
 export const PLATFORM = "CK";
 export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
+/** The shared token of the test web tier (record 026): the HTTP transport's client sends it. */
+export const BACKEND_TOKEN = "test-backend-token-0123456789abcdef";
+export const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";
 
 export interface OpenedDatabase {
   database: Database;
@@ -152,6 +155,8 @@ export const TEST_USD_PRICES: Readonly<Record<Ticker, string>> = {
  * The API as the tests use it. The abuse limits (record 013) are off unless a
  * test asks for them: these tests send the same wrong credentials many times
  * on purpose. tests/backend/rate-limits.test.ts tests the limits themselves.
+ * A web tier on loopback with BACKEND_TOKEN is believed (WEB_TIER_HOSTS=loopback,
+ * record 026), as the HTTP transport's client is one.
  */
 export function createTestHandler(
   db: AppDb,
@@ -159,6 +164,8 @@ export function createTestHandler(
     maxBodyBytes?: number;
     usdPrice?: (coin: Ticker) => Promise<string | null>;
     rateLimits?: ApiHandlerOptions["rateLimits"];
+    /** Default: loopback with BACKEND_TOKEN; undefined: none. */
+    webTier?: ApiHandlerOptions["webTier"];
   } = {},
 ): ApiHandler {
   return createApiHandler({
@@ -167,6 +174,7 @@ export function createTestHandler(
     backendSecret: BACKEND_SECRET,
     usdPrice: (coin) => Promise.resolve(TEST_USD_PRICES[coin]),
     rateLimits: "off",
+    webTier: { hosts: [{ kind: "loopback" }], token: BACKEND_TOKEN },
     ...opts,
   });
 }
@@ -208,9 +216,14 @@ export const overHttp: Transport = {
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}/api`;
     return {
-      client: createBackendClient({ baseUrl, platform: PLATFORM }),
+      client: createBackendClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }),
       baseUrl,
-      fetch: (request) => globalThis.fetch(request),
+      // With the token, as the client sends it.
+      fetch: (request) => {
+        const headers = new Headers(request.headers);
+        headers.set(BACKEND_TOKEN_HEADER, BACKEND_TOKEN);
+        return globalThis.fetch(new Request(request, { headers }));
+      },
       async close() {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));

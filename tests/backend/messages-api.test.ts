@@ -27,6 +27,8 @@ import {
 import { clientBalances, unreadMessagesCount } from "../../server/domain/wallets.ts";
 import {
   BACKEND_SECRET,
+  BACKEND_TOKEN,
+  BACKEND_TOKEN_HEADER,
   PLATFORM,
   createTestHandler,
   databaseTargets,
@@ -366,7 +368,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       ]);
     });
 
-    test("the forwarded visitor address is believed from our own web tier (in-process or loopback)", async () => {
+    test("the forwarded visitor address is believed from our own web tier (in-process, or a configured host with its token)", async () => {
       const email = uniqueEmail("forwarded");
       const cases: [string, string | null][] = [
         ["203.0.113.7", "203.0.113.7"],
@@ -621,13 +623,14 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
 // Who the sender is: the connection's address, and when the header counts
 // -------------------------------------------------------------------------
 
-/** A contact message to the handler, with the forwarded-address header when given. */
-function contactRequest(comment: string, email: string, header?: string) {
+/** A contact message to the handler, with the forwarded-address header and the web tier's token when given. */
+function contactRequest(comment: string, email: string, header?: string, token?: string) {
   return new Request("http://backend.test/api/request-message", {
     method: "POST",
     headers: {
       "content-type": "application/json",
       ...(header === undefined ? {} : { [HEADER]: header }),
+      ...(token === undefined ? {} : { [BACKEND_TOKEN_HEADER]: token }),
     },
     body: JSON.stringify({ platform: PLATFORM, email, comment }),
   });
@@ -642,38 +645,66 @@ function senderSuite(getDatabase: () => OpenedDatabase) {
       handler = createTestHandler(db);
     });
 
-    test("handed the connection's address (as the listener does): the header is believed only from loopback", async () => {
+    test("handed the connection's address (as the listener does): the header is believed only from a configured web tier with its token", async () => {
+      // This handler's web tier: loopback, with BACKEND_TOKEN (helpers.ts createTestHandler).
       const email = uniqueEmail("sender");
-      const cases: [string | undefined, string, string | undefined, string | null][] = [
-        // [connection address, family, header, stored]
-        [undefined, "", undefined, null],
-        [undefined, "", "203.0.113.1", "203.0.113.1"],
-        ["203.0.113.9", "IPv4", undefined, "203.0.113.9"],
-        ["203.0.113.9", "IPv4", "198.51.100.1", "203.0.113.9"],
-        ["::ffff:203.0.113.9", "IPv6", "198.51.100.1", "203.0.113.9"],
-        ["2001:db8::9", "IPv6", "198.51.100.1", "2001:db8::9"],
-        ["fe80::9%eth0", "IPv6", "198.51.100.1", "fe80::9"],
-        ["10.0.0.5", "IPv4", "198.51.100.1", "10.0.0.5"],
-        ["127.0.0.1", "IPv4", undefined, "127.0.0.1"],
-        ["127.0.0.1", "IPv4", "198.51.100.2", "198.51.100.2"],
-        ["127.8.9.10", "IPv4", "198.51.100.3", "198.51.100.3"],
-        ["::1", "IPv6", "198.51.100.4", "198.51.100.4"],
-        ["::ffff:127.0.0.1", "IPv6", "198.51.100.5", "198.51.100.5"],
-        ["127.0.0.1", "IPv4", "garbage", "127.0.0.1"],
+      const T = BACKEND_TOKEN;
+      const cases: [string | undefined, string, string | undefined, string | undefined, string | null][] = [
+        // [connection address, family, header, token, stored]
+        [undefined, "", undefined, undefined, null],
+        // In-process (no connection): our web tier, no token needed.
+        [undefined, "", "203.0.113.1", undefined, "203.0.113.1"],
+        ["203.0.113.9", "IPv4", undefined, T, "203.0.113.9"],
+        // Not a configured host: the token does not help.
+        ["203.0.113.9", "IPv4", "198.51.100.1", T, "203.0.113.9"],
+        ["::ffff:203.0.113.9", "IPv6", "198.51.100.1", T, "203.0.113.9"],
+        ["2001:db8::9", "IPv6", "198.51.100.1", T, "2001:db8::9"],
+        ["fe80::9%eth0", "IPv6", "198.51.100.1", T, "fe80::9"],
+        ["10.0.0.5", "IPv4", "198.51.100.1", T, "10.0.0.5"],
+        ["127.0.0.1", "IPv4", undefined, T, "127.0.0.1"],
+        // A configured host with its token: believed.
+        ["127.0.0.1", "IPv4", "198.51.100.2", T, "198.51.100.2"],
+        ["127.8.9.10", "IPv4", "198.51.100.3", T, "198.51.100.3"],
+        ["::1", "IPv6", "198.51.100.4", T, "198.51.100.4"],
+        ["::ffff:127.0.0.1", "IPv6", "198.51.100.5", T, "198.51.100.5"],
+        ["127.0.0.1", "IPv4", "garbage", T, "127.0.0.1"],
+        // A configured host without the token, or with another one: any local process (issue 12).
+        ["127.0.0.1", "IPv4", "198.51.100.7", undefined, "127.0.0.1"],
+        ["127.0.0.1", "IPv4", "198.51.100.7", `${T}x`, "127.0.0.1"],
+        ["127.0.0.1", "IPv4", "198.51.100.7", T.slice(0, -1), "127.0.0.1"],
+        ["::1", "IPv6", "198.51.100.7", "", "::1"],
         // No usable connection address: nothing is believed.
-        ["", "IPv4", "198.51.100.6", null],
+        ["", "IPv4", "198.51.100.6", T, null],
       ];
-      for (const [i, [address, family, header, expected]] of cases.entries()) {
+      for (const [i, [address, family, header, token, expected]] of cases.entries()) {
         const comment = `Sender case ${i}`;
         const client =
           address === undefined
             ? undefined
             : { address, family: family as "IPv4" | "IPv6", port: 40_000 + i };
-        const response = await handler(contactRequest(comment, email, header), client);
+        const response = await handler(contactRequest(comment, email, header, token), client);
         expect(response.status).toBe(200);
         const [row] = (await supportRows(db, email)).filter((r) => r.comment === comment);
-        expect([address, header, row?.ip]).toEqual([address, header, expected]);
+        expect([address, header, token, row?.ip]).toEqual([address, header, token, expected]);
       }
+    });
+
+    test("without a configured web tier, no connection's header is believed, loopback included", async () => {
+      const bare = createTestHandler(db, { webTier: undefined });
+      const email = uniqueEmail("bare");
+      for (const [i, address] of ["127.0.0.1", "::1", "203.0.113.9"].entries()) {
+        const comment = `Bare case ${i}`;
+        const response = await bare(contactRequest(comment, email, "198.51.100.8", BACKEND_TOKEN), {
+          address,
+        });
+        expect(response.status).toBe(200);
+        const [row] = (await supportRows(db, email)).filter((r) => r.comment === comment);
+        expect(row?.ip).toBe(address);
+      }
+      // In-process, it still is: that is our own web tier.
+      expect((await bare(contactRequest("Bare in-process", email, "198.51.100.8"))).status).toBe(200);
+      const [row] = (await supportRows(db, email)).filter((r) => r.comment === "Bare in-process");
+      expect(row?.ip).toBe("198.51.100.8");
     });
 
     const external = Object.values(networkInterfaces())
@@ -681,7 +712,7 @@ function senderSuite(getDatabase: () => OpenedDatabase) {
       .find((i) => i && !i.internal && i.family === "IPv4")?.address;
 
     test.skipIf(external === undefined)(
-      "over real sockets: loopback forwards the header, another interface's connection does not",
+      "over real sockets: the web tier on loopback forwards the header with its token, another interface's connection does not",
       async () => {
         const server = createServer(createRequestListener(handler));
         await new Promise<void>((resolve, reject) => {
@@ -697,7 +728,11 @@ function senderSuite(getDatabase: () => OpenedDatabase) {
           ] as const) {
             const response = await fetch(`http://${host}:${port}/api/request-message`, {
               method: "POST",
-              headers: { "content-type": "application/json", [HEADER]: "198.51.100.77" },
+              headers: {
+                "content-type": "application/json",
+                [HEADER]: "198.51.100.77",
+                [BACKEND_TOKEN_HEADER]: BACKEND_TOKEN,
+              },
               body: JSON.stringify({ platform: PLATFORM, email, comment }),
             });
             expect(response.status).toBe(200);

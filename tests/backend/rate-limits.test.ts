@@ -347,6 +347,23 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
+  test("a loopback connection that is not a configured web tier is counted by its own address (issue 12)", async () => {
+    // Any local process can connect over loopback: rotating a forged X-Coinkeep-Client-Ip must not escape.
+    const user = await newUser();
+    const ask = (fakeIp: string) =>
+      handler(
+        post(
+          "/api/aml-authorization",
+          JSON.stringify({ platform: PLATFORM, email: user.email, password: "wrong" }),
+          { "content-type": "application/json", "x-coinkeep-client-ip": fakeIp },
+        ),
+        { address: "127.0.0.1" },
+      );
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) statuses.push((await ask(`192.0.2.${100 + i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+  });
+
   test("timing: an unknown e-mail and a known one with a wrong password both run one argon2 verification", async () => {
     const user = await newUser();
     const verify = vi.mocked(argon2.verify);

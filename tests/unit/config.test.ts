@@ -109,6 +109,70 @@ describe("configuration", () => {
     expect(load).toThrow(new RegExp(`^Invalid configuration:\\n  ${name}: `));
   });
 
+  test("WEB_TIER_HOSTS: none by default; a list of loopback, addresses and CIDR blocks, only with BACKEND_TOKEN", () => {
+    const token = "web-tier-token-0123456789abcdefghij";
+    expect(loadConfig({ DATA_DIR: dataDir() })).toMatchObject({ webTierHosts: [], backendToken: undefined });
+    expect(loadConfig({ DATA_DIR: dataDir(), WEB_TIER_HOSTS: "none" }).webTierHosts).toEqual([]);
+    expect(
+      loadConfig({
+        DATA_DIR: dataDir(),
+        WEB_TIER_HOSTS: "loopback, 10.0.0.0/8,192.0.2.7",
+        BACKEND_TOKEN: token,
+      }),
+    ).toMatchObject({
+      webTierHosts: [
+        { kind: "loopback" },
+        { kind: "subnet", network: "10.0.0.0", prefix: 8, family: 4 },
+        { kind: "subnet", network: "192.0.2.7", prefix: 32, family: 4 },
+      ],
+      backendToken: token,
+    });
+    // An address alone is not enough (record 026).
+    expect(() => loadConfig({ DATA_DIR: dataDir(), WEB_TIER_HOSTS: "loopback" })).toThrow(
+      /^Invalid configuration:\n {2}WEB_TIER_HOSTS: needs BACKEND_TOKEN/u,
+    );
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), WEB_TIER_HOSTS: "10.0.0.0/33", BACKEND_TOKEN: token }),
+    ).toThrow(
+      /^Invalid configuration:\n {2}WEB_TIER_HOSTS: "10.0.0.0\/33" has a prefix length outside 0-32/u,
+    );
+    expect(() =>
+      loadConfig({ DATA_DIR: dataDir(), WEB_TIER_HOSTS: "web.internal", BACKEND_TOKEN: token }),
+    ).toThrow(
+      /^Invalid configuration:\n {2}WEB_TIER_HOSTS: "web.internal" is not "none", "loopback", an IP address or a CIDR block/u,
+    );
+    // A web tier (BACKEND_URL) serves no API: the setting belongs on the backend.
+    expect(() =>
+      loadConfig({
+        DATA_DIR: dataDir(),
+        WEB_TIER_HOSTS: "loopback",
+        BACKEND_TOKEN: token,
+        BACKEND_URL: "http://127.0.0.1:4801/api",
+      }),
+    ).toThrow(/^Invalid configuration:\n {2}WEB_TIER_HOSTS: has no effect with BACKEND_URL/u);
+    // The web tier's side: BACKEND_URL with the token it sends.
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), BACKEND_URL: "http://127.0.0.1:4801/api", BACKEND_TOKEN: token }),
+    ).toMatchObject({ backendUrl: "http://127.0.0.1:4801/api", backendToken: token });
+  });
+
+  test.each([
+    ["too short", "short-token"],
+    ["with a space", "a token with spaces 0123456789abcdef"],
+    ["not ASCII", "jeton-\u00e9\u00e9\u00e9-0123456789abcdefghijklmn"],
+  ])("a BACKEND_TOKEN %s stops start-up", (_label, value) => {
+    expect(() => loadConfig({ DATA_DIR: dataDir(), BACKEND_TOKEN: value })).toThrow(
+      /^Invalid configuration:\n {2}BACKEND_TOKEN: /u,
+    );
+  });
+
+  test("BACKEND_TOKEN must not be BACKEND_SECRET (the token leaves the backend)", () => {
+    const shared = "one-value-for-both-0123456789abcdef";
+    expect(() => loadConfig({ DATA_DIR: dataDir(), BACKEND_SECRET: shared, BACKEND_TOKEN: shared })).toThrow(
+      /^Invalid configuration:\n {2}BACKEND_TOKEN: must not be BACKEND_SECRET/u,
+    );
+  });
+
   test("empty values count as unset", () => {
     expect(loadConfig({ DATA_DIR: dataDir(), PORT: "", DATABASE_URL: "" })).toMatchObject({
       port: 3000,

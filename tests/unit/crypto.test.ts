@@ -11,9 +11,11 @@ import {
   generatePhrase,
   hashPassword,
   newKdfSalt,
+  normalisePassword,
   normalisePhrase,
   phraseHmac,
   phraseMatches,
+  samePassword,
   verifyDummyPassword,
   verifyPassword,
 } from "../../server/domain/crypto.ts";
@@ -147,5 +149,26 @@ describe("passwords", () => {
 
   test("the dummy verification for unknown e-mails resolves", async () => {
     await expect(verifyDummyPassword("anything")).resolves.toBeUndefined();
+  });
+});
+
+describe("password normalisation (record 025)", () => {
+  test("NFKC: composed and decomposed, full-width, ligatures and no-break spaces are one password", () => {
+    expect(normalisePassword("cafe\u0301")).toBe("caf\u00e9");
+    expect(normalisePassword("caf\u00e9")).toBe("caf\u00e9");
+    expect(normalisePassword("\uff11\uff12\uff13")).toBe("123");
+    expect(normalisePassword("\ufb01ne")).toBe("fine");
+    expect(normalisePassword("a\u00a0b")).toBe("a b");
+    expect(samePassword("cafe\u0301", "caf\u00e9")).toBe(true);
+    expect(samePassword("\uff11", "1")).toBe(true);
+  });
+
+  test("nothing else: no case folding, no trimming, no removal of spaces; never empty when not empty", () => {
+    expect(samePassword("Password", "password")).toBe(false);
+    expect(samePassword(" pw ", "pw")).toBe(false);
+    expect(normalisePassword(" pw ")).toBe(" pw ");
+    for (const text of [" ", "\u0301", "\u00a0", "\ufdfa", "\u{1f510}"]) {
+      expect(normalisePassword(text).length).toBeGreaterThan(0);
+    }
   });
 });
