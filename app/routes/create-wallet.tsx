@@ -30,7 +30,8 @@ const schema = z
     if (!z.email().safeParse(value.email).success) {
       ctx.addIssue({ code: "custom", path: ["email"], message: "Please provide a valid email." });
     }
-    if (value.password !== value.confirmPassword) {
+    // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
+    if (value.password.normalize("NFKC") !== value.confirmPassword.normalize("NFKC")) {
       ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
     }
   });

@@ -44,7 +44,12 @@ const wordsSchema = z
 const passwordSchema = z
   .object({ password: z.string().optional(), confirmPassword: z.string().optional() })
   .superRefine((value, ctx) => {
-    if (!value.password || !value.confirmPassword || value.password !== value.confirmPassword) {
+    // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
+    if (
+      !value.password ||
+      !value.confirmPassword ||
+      value.password.normalize("NFKC") !== value.confirmPassword.normalize("NFKC")
+    ) {
       ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
     }
   });

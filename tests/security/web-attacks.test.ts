@@ -259,6 +259,33 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
     });
   });
 
+  describe("passwords typed in another Unicode form (hole 7), through the web forms", () => {
+    test("create-wallet accepts an NFC password confirmed in NFD; the log-in form takes either", async () => {
+      const nfc = "Caf\u00e9 \u00fcber-secret";
+      const nfd = nfc.normalize("NFD");
+      expect(nfd).not.toBe(nfc);
+      const { page, cookie } = await open("/create-wallet");
+      const email = `unicode-${Date.now()}@example.com`;
+      const created = await post("/create-wallet", cookie, {
+        ...formBase(page.text),
+        email,
+        password: nfc,
+        confirmPassword: nfd,
+      });
+      expect(created.status).toBe(302);
+      expect(created.headers.location).toBe("/create-wallet");
+      for (const typed of [nfd, nfc]) {
+        const login = await open("/login");
+        const answer = await post("/login", login.cookie, {
+          ...formBase(login.page.text),
+          email,
+          password: typed,
+        });
+        expect(answer.headers.location).toBe("/home");
+      }
+    });
+  });
+
   describe("redirect targets from input (hole 4)", () => {
     const hostile = [
       "/\t/evil.example",
