@@ -9,6 +9,7 @@ import {
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
 
 export const PLATFORM = "CK";
 
@@ -44,16 +45,55 @@ export async function recordSessionCookies(context: BrowserContext) {
   }
 }
 
-/** Creates an account through the backend API, as a real client would. */
-export async function createUser(request: APIRequestContext, tag = "user"): Promise<TestUser> {
+/**
+ * POSTs JSON from a loopback address of its own (any 127.x.y.z reaches the
+ * server on Linux): each account a fixture creates looks like a client of its
+ * own, so the suite's hundred-odd sign-ups do not add up against the API's
+ * per-address creation limit (record 013), which a real client meets alone.
+ */
+const octet = () => 1 + Math.floor(Math.random() * 254);
+
+function postFromOwnAddress(url: string, body: unknown): Promise<{ status: number; text: string }> {
+  const target = new URL(url);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(
+      {
+        host: target.hostname,
+        port: target.port,
+        path: target.pathname,
+        method: "POST",
+        localAddress: `127.${octet()}.${octet()}.${octet()}`,
+        agent: false,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(payload) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+        );
+        res.on("error", reject);
+      },
+    );
+    outgoing.on("error", reject);
+    outgoing.end(payload);
+  });
+}
+
+/** Creates an account through the backend API (call 1), as a real client would. */
+export async function createUser(_request: APIRequestContext, tag = "user"): Promise<TestUser> {
   const email = uniqueEmail(tag);
   const password = `pw-${randomUUID()}`;
   const api = process.env.E2E_API_URL ?? "";
-  const response = await request.post(`${api}/api/aml-authentication`, {
-    data: { email, password, passwordConfirmed: password, platform: PLATFORM },
+  const response = await postFromOwnAddress(`${api}/api/aml-authentication`, {
+    email,
+    password,
+    passwordConfirmed: password,
+    platform: PLATFORM,
   });
-  expect(response.status()).toBe(200);
-  const body = (await response.json()) as { success: boolean; twelveWords: string[] };
+  expect(response.status).toBe(200);
+  const body = JSON.parse(response.text) as { success: boolean; twelveWords: string[] };
   expect(body.success).toBe(true);
   expect(body.twelveWords).toHaveLength(12);
   recordSecret("password", password);
