@@ -4,6 +4,7 @@
 import cluster from "node:cluster";
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import {
@@ -20,6 +21,7 @@ import { runInServer } from "./ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "./db/index.ts";
+import { DataDirLockedError } from "./db/lock.ts";
 import { forgetSenderAddresses } from "./domain/messages.ts";
 import { currentRequest, log, runWithRequest } from "../common/log.ts";
 import { createStaticHandler } from "./static.ts";
@@ -41,6 +43,13 @@ const root = path.resolve(import.meta.dirname, "..");
 const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
 const notFound = () => failure(404, "Not found.");
+
+/**
+ * With WORKERS > 1 on Linux each worker listens on a socket of its own on the
+ * shared port (SO_REUSEPORT) and the kernel spreads new connections over the
+ * living ones (record 019). Elsewhere the workers share node:cluster's handle.
+ */
+const ownSocketPerWorker = process.platform === "linux";
 
 /** The caller's request id, only in the form our hosts issue (a UUID), so nothing else reaches the log. */
 function forwardedRequestId(req: IncomingMessage): string | undefined {
@@ -203,7 +212,14 @@ export async function startHost(config: Config) {
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(config.port, config.host, () => resolve());
+    // A worker's own socket (exclusive: not the cluster's shared handle): a connection waits
+    // only in the queue of a process that can take it. When that process dies the kernel resets
+    // what was queued for it, instead of a connection being left with nobody (record 019).
+    const own = cluster.isWorker && ownSocketPerWorker;
+    server.listen(
+      { port: config.port, host: config.host, ...(own ? { reusePort: true, exclusive: true } : {}) },
+      () => resolve(),
+    );
   });
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : config.port;
@@ -260,22 +276,31 @@ export async function startHost(config: Config) {
 }
 
 /**
- * WORKERS > 1 (PostgreSQL only): this process applies the migrations once, then
- * starts that many server processes sharing the port (node:cluster hands them
- * connections in turn), starts another when one dies, and stops them all on
+ * WORKERS > 1 (PostgreSQL only): this process checks that the port is free and
+ * keeps it marked as its own, applies the migrations once, then starts that
+ * many server processes sharing the port (on Linux each with a socket of its
+ * own, record 019), starts another when one dies, and stops them all on
  * SIGTERM or SIGINT. Sessions, rate limits and the ledger live in the
  * database, so any process can answer any request (record 018).
  */
 async function runPrimary(config: Config) {
+  let port = config.port;
+  if (ownSocketPerWorker) {
+    // Sockets with SO_REUSEPORT would let a second server of the same user join the port and
+    // take a share of its connections; so the port must be free, and it stays ours.
+    port = await portIsFree(config.host, config.port);
+    await holdPort(port);
+  }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await database.close();
   let stopping = false;
-  for (let i = 0; i < config.workers; i++) cluster.fork();
+  const fork = () => cluster.fork({ PORT: String(port) });
+  for (let i = 0; i < config.workers; i++) fork();
   log.info("workers started", { workers: config.workers });
   cluster.on("exit", (worker, code, signal) => {
     if (stopping) return;
     log.warn("worker exited; starting another", { pid: worker.process.pid, code, signal });
-    setTimeout(() => cluster.fork(), 1000);
+    setTimeout(fork, 1000);
   });
   const stop = (signal: string) => {
     if (stopping) return;
@@ -292,6 +317,49 @@ async function runPrimary(config: Config) {
   process.on("SIGINT", () => stop("SIGINT"));
 }
 
+class StartError extends Error {}
+
+/** The port (the one chosen when 0) after checking that nothing listens on it; StartError when something does. */
+async function portIsFree(host: string, port: number): Promise<number> {
+  const probe = createNetServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once("error", reject);
+      probe.listen({ port, host, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new StartError(`Port ${port} on ${host} is already in use.`);
+    }
+    throw error;
+  }
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return typeof address === "object" && address ? address.port : port;
+}
+
+/**
+ * Marks the port as this server's for as long as the primary lives: a Linux
+ * abstract Unix socket named after it (no file; the kernel frees it when the
+ * process dies, however it dies). StartError when another server holds it.
+ */
+async function holdPort(port: number): Promise<NetServer> {
+  const guard = createNetServer((socket) => socket.destroy());
+  try {
+    await new Promise<void>((resolve, reject) => {
+      guard.once("error", reject);
+      guard.listen(`\0coinkeep-port-${port}`, () => resolve());
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      throw new StartError(`Another Coinkeep server with WORKERS already runs on port ${port}.`);
+    }
+    throw error;
+  }
+  guard.unref();
+  return guard;
+}
+
 /** Runs the server until SIGTERM or SIGINT. */
 export async function main() {
   let config: Config;
@@ -304,11 +372,21 @@ export async function main() {
     }
     throw error;
   }
-  if (config.workers > 1 && cluster.isPrimary) {
-    await runPrimary(config);
-    return;
+  let host: Awaited<ReturnType<typeof startHost>>;
+  try {
+    if (config.workers > 1 && cluster.isPrimary) {
+      await runPrimary(config);
+      return;
+    }
+    host = await startHost(config);
+  } catch (error) {
+    // Refused before listening (the data folder's lock, record 019; a taken port): one clear line.
+    if (error instanceof DataDirLockedError || error instanceof StartError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
   }
-  const host = await startHost(config);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

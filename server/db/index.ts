@@ -12,6 +12,7 @@ import { migrate as migratePg } from "drizzle-orm/node-postgres/migrator";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
 import pg from "pg";
 import * as schema from "./schema.ts";
+import { lockDataDir } from "./lock.ts";
 
 /** A drizzle database over either driver; domain code only ever sees this. */
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -68,10 +69,19 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     }
   }
 
+  // One process at a time (record 019): the lock is taken before anything in the folder is opened,
+  // and a second opener is refused (DataDirLockedError) without having touched the database.
+  const lock = await lockDataDir(opts.dataDir);
   const dir = path.resolve(opts.dataDir, "pglite");
-  // PGlite creates only the last folder of the path itself.
-  await mkdir(path.dirname(dir), { recursive: true });
-  const client = await PGlite.create(dir);
+  let client: PGlite;
+  try {
+    // PGlite creates only the last folder of the path itself.
+    await mkdir(path.dirname(dir), { recursive: true });
+    client = await PGlite.create(dir);
+  } catch (error) {
+    await lock.release();
+    throw error;
+  }
   try {
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
@@ -82,11 +92,16 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
       async close() {
         if (closed) return;
         closed = true;
-        await client.close();
+        try {
+          await client.close();
+        } finally {
+          await lock.release();
+        }
       },
     };
   } catch (error) {
     await client.close().catch(() => {});
+    await lock.release();
     throw error;
   }
 }

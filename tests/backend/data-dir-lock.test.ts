@@ -1,0 +1,221 @@
+// The data folder's lock (issue 12, hole 6; record 019): one process at a time
+// opens the embedded database. The host is started as operators start it
+// (`node server/host.ts`), over the production build, on temp folders.
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDatabase } from "../../server/db/index.ts";
+import { DataDirLockedError, lockDataDir, type DataDirLock } from "../../server/db/lock.ts";
+import { pgliteTemplate } from "./helpers.ts";
+
+const root = path.resolve(import.meta.dirname, "../..");
+const secrets = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
+const built = existsSync(path.join(root, "build/server/index.js"));
+
+/** A new data folder, its database seeded from the initdb template when there is one (initdb costs seconds). */
+async function freshDataDir(prefix: string): Promise<string> {
+  const dataDir = path.join(mkdtempSync(path.join(tmpdir(), prefix)), "data");
+  const seed = await pgliteTemplate();
+  if (seed) cpSync(seed, path.join(dataDir, "pglite"), { recursive: true });
+  return dataDir;
+}
+
+interface Started {
+  child: ChildProcess;
+  output: { stdout: string; stderr: string };
+  exited: Promise<number | null>;
+}
+
+function startServer(dataDir: string, port: number): Started {
+  const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: "test",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      FEEDS_OFFLINE: "true",
+      RATE_LIMITS: "off",
+      ...secrets,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output = { stdout: "", stderr: "" };
+  child.stdout?.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output, exited };
+}
+
+async function waitUp(started: Started, port: number) {
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) return;
+    } catch {
+      // not up yet
+    }
+    if (started.child.exitCode !== null) throw new Error(`the server exited: ${started.output.stderr}`);
+    if (i > 900) throw new Error("the server did not start");
+    await sleep(100);
+  }
+}
+
+/** Whether the account can sign in (the data the first server wrote is there). */
+async function signsIn(port: number, email: string): Promise<boolean> {
+  const response = await fetch(
+    `http://127.0.0.1:${port}/fast-login?email=${encodeURIComponent(email)}&password=pw-lock-1`,
+    { redirect: "manual" },
+  );
+  return response.headers.get("location") === "/home";
+}
+
+/** Tries to connect to the port back to back until stop() is called; how many connections were accepted. */
+function watchPort(port: number) {
+  let accepted = 0;
+  let attempts = 0;
+  const state = { running: true };
+  const once = () =>
+    new Promise<void>((resolve) => {
+      const socket = connect({ host: "127.0.0.1", port });
+      socket.once("connect", () => {
+        accepted++;
+        socket.destroy();
+        resolve();
+      });
+      socket.once("error", () => resolve());
+    });
+  const loops = Array.from({ length: 4 }, async () => {
+    while (state.running) {
+      attempts++;
+      await once();
+    }
+  });
+  return {
+    async stop() {
+      state.running = false;
+      await Promise.all(loops);
+      return { accepted, attempts };
+    },
+  };
+}
+
+describe("lockDataDir", () => {
+  test("of many takers at once on a folder with a stale lock, exactly one gets it; released, it is free again", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-lock-"));
+    try {
+      // A holder that dies with kill -9 leaves its socket file behind.
+      const holder = spawn(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { lockDataDir } from ${JSON.stringify(path.join(root, "server/db/lock.ts"))};
+           await lockDataDir(process.argv[1]); console.log("held"); setInterval(() => {}, 1000);`,
+          dataDir,
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      await new Promise<void>((resolve) => holder.stdout?.once("data", () => resolve()));
+      await expect(lockDataDir(dataDir)).rejects.toThrow(DataDirLockedError);
+      holder.kill("SIGKILL");
+      await new Promise((resolve) => holder.once("exit", resolve));
+      expect(existsSync(path.join(dataDir, "coinkeep.lock"))).toBe(true);
+
+      const results = await Promise.allSettled(Array.from({ length: 8 }, () => lockDataDir(dataDir)));
+      const won = results.filter((r): r is PromiseFulfilledResult<DataDirLock> => r.status === "fulfilled");
+      expect(won).toHaveLength(1);
+      for (const r of results) {
+        if (r.status === "rejected") expect(r.reason).toBeInstanceOf(DataDirLockedError);
+      }
+      await won[0]?.value.release();
+      const again = await lockDataDir(dataDir);
+      await again.release();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 30_000);
+
+  test("the operator command line does not open a folder another process holds", async () => {
+    const dataDir = await freshDataDir("coinkeep-lock-cli-");
+    const database = await openDatabase({ dataDir });
+    try {
+      // No server and no ops socket: only the lock stands between the two.
+      const cli = spawnSync(process.execPath, [path.join(root, "server/ops/cli.ts"), "users"], {
+        cwd: root,
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...secrets },
+        encoding: "utf8",
+      });
+      expect(cli.status).toBe(1);
+      expect(cli.stderr).toContain(`Another Coinkeep process is using the data directory ${dataDir}`);
+    } finally {
+      await database.close();
+      rmSync(path.dirname(dataDir), { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
+describe.runIf(built)("two servers on one data folder (issue 12, hole 6)", () => {
+  let dataDir: string;
+  let first: Started;
+  const portA = 4700 + Math.floor(Math.random() * 30);
+  const portB = portA + 30;
+  const portC = portA + 60;
+  const email = `lock-${Date.now()}@example.com`;
+
+  beforeAll(async () => {
+    dataDir = await freshDataDir("coinkeep-lock-host-");
+    first = startServer(dataDir, portA);
+    await waitUp(first, portA);
+    const created = await fetch(`http://127.0.0.1:${portA}/api/aml-authentication`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ platform: "CK", email, password: "pw-lock-1", passwordConfirmed: "pw-lock-1" }),
+    });
+    if (created.status !== 200) throw new Error(`could not create the account: ${created.status}`);
+  }, 120_000);
+  afterAll(() => {
+    if (first.child.exitCode === null) first.child.kill("SIGKILL");
+    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  });
+
+  test("a second start exits non-zero naming the folder, without ever listening; the first is untouched", async () => {
+    const watch = watchPort(portB);
+    const second = startServer(dataDir, portB);
+    let code: number | null;
+    try {
+      code = await Promise.race([second.exited, sleep(30_000).then(() => "timeout" as const)]).then((c) =>
+        c === "timeout" ? null : c,
+      );
+    } finally {
+      if (second.child.exitCode === null && second.child.signalCode === null) second.child.kill("SIGKILL");
+    }
+    // A little longer: a late listener would be seen too.
+    await sleep(200);
+    const { accepted, attempts } = await watch.stop();
+    console.log("second start:", { code, accepted, attempts });
+    expect(code).toBe(1);
+    expect(second.output.stderr).toContain(`Another Coinkeep process is using the data directory ${dataDir}`);
+    expect(accepted).toBe(0);
+    expect(attempts).toBeGreaterThan(10);
+    expect(second.output.stdout).not.toContain('"listening"');
+    expect(await signsIn(portA, email)).toBe(true);
+  }, 120_000);
+
+  test("after kill -9 of the first, a new start takes the folder and finds the data", async () => {
+    first.child.kill("SIGKILL");
+    await first.exited;
+    const third = startServer(dataDir, portC);
+    try {
+      await waitUp(third, portC);
+      expect(await signsIn(portC, email)).toBe(true);
+    } finally {
+      third.child.kill("SIGTERM");
+      expect(await third.exited).toBe(0);
+    }
+  }, 120_000);
+});
