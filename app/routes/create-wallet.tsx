@@ -4,6 +4,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
+import { samePassword } from "../../common/passwords";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
@@ -31,7 +32,7 @@ const schema = z
       ctx.addIssue({ code: "custom", path: ["email"], message: "Please provide a valid email." });
     }
     // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
-    if (value.password.normalize("NFKC") !== value.confirmPassword.normalize("NFKC")) {
+    if (!samePassword(value.password, value.confirmPassword)) {
       ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
     }
   });

@@ -4,6 +4,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
+import { samePassword } from "../../common/passwords";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
@@ -45,11 +46,7 @@ const passwordSchema = z
   .object({ password: z.string().optional(), confirmPassword: z.string().optional() })
   .superRefine((value, ctx) => {
     // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
-    if (
-      !value.password ||
-      !value.confirmPassword ||
-      value.password.normalize("NFKC") !== value.confirmPassword.normalize("NFKC")
-    ) {
+    if (!value.password || !value.confirmPassword || !samePassword(value.password, value.confirmPassword)) {
       ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
     }
   });

@@ -53,22 +53,11 @@ export function deriveServerKeys(backendSecret: string): ServerKeys {
 // ---------------------------------------------------------------------------
 // Passwords
 //
-// Passwords are compared in Unicode NFKC (NIST SP 800-63B 5.1.1.2, record 025):
-// the same text on screen is the same password, whichever keyboard, input
-// method or operating system composed it (é typed as one code point or as e
-// and a combining accent; full-width digits). The functions below hash exactly
-// what they are given; server/domain/accounts.ts normalises every password
-// that enters before it reaches them, for the hash and the phrase key alike.
+// Every password that enters is normalised to NFKC first (common/passwords.ts,
+// record 025): server/domain/accounts.ts does it before the functions below,
+// which hash exactly what they are given, for the hash and the phrase key alike.
 
-/** The form a password is hashed and its phrase key derived in. */
-export function normalisePassword(password: string): string {
-  return password.normalize("NFKC");
-}
-
-/** The two entries of a password and its confirmation are the same password. */
-export function samePassword(a: string, b: string): boolean {
-  return normalisePassword(a) === normalisePassword(b);
-}
+export { normalisePassword, samePassword } from "../../common/passwords.ts";
 
 /** argon2id; `2` is Algorithm.Argon2id (a const enum, which type stripping cannot inline). */
 export const ARGON2_OPTIONS = {
