@@ -11,6 +11,45 @@ const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "
 
 const secret = z.string().min(32, "must be at least 32 characters");
 
+/**
+ * A comma-list setting read by its own parser, which answers the entries or a
+ * message naming the first bad one; the message becomes the setting's error.
+ */
+function listSetting<T>(fallback: string, parse: (value: string) => T[] | string) {
+  return z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const parsed = parse(value);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+}
+
+/** FAST_LOGIN_ORIGINS: a comma list of http(s) origins (empty: none), or a message naming a bad one. */
+function parseOrigins(value: string): string[] | string {
+  const origins: string[] = [];
+  for (const item of value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    let url: URL | null = null;
+    try {
+      url = new URL(item);
+    } catch {
+      url = null;
+    }
+    if (!url || !/^https?:$/u.test(url.protocol) || url.origin !== item.replace(/\/+$/u, "")) {
+      return `"${item}" is not an origin like https://partner.example`;
+    }
+    origins.push(url.origin);
+  }
+  return origins;
+}
+
 /** COMPANY_NUMBER's default: obviously not a real registration, to be replaced in production. */
 export const PLACEHOLDER_COMPANY_NUMBER = "00000000";
 
@@ -55,60 +94,15 @@ const envSchema = z.object({
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
   // Other sites whose pages may send visitors into /fast-login (issue 12, record 030):
   // a comma list of http(s) origins; none by default.
-  FAST_LOGIN_ORIGINS: z
-    .string()
-    .default("")
-    .transform((value, ctx) => {
-      const origins: string[] = [];
-      for (const item of value
-        .split(",")
-        .map((part) => part.trim())
-        .filter(Boolean)) {
-        let url: URL | null = null;
-        try {
-          url = new URL(item);
-        } catch {
-          url = null;
-        }
-        if (!url || !/^https?:$/u.test(url.protocol) || url.origin !== item.replace(/\/+$/u, "")) {
-          ctx.addIssue({
-            code: "custom",
-            message: `"${item}" is not an origin like https://partner.example`,
-          });
-          return z.NEVER;
-        }
-        origins.push(url.origin);
-      }
-      return origins;
-    }),
+  FAST_LOGIN_ORIGINS: listSetting("", parseOrigins),
   MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1_048_576).default(16_384),
   // Which peers' X-Forwarded-For / X-Forwarded-Proto are believed (record 014):
   // "off", "loopback", or a comma list of "loopback", IP addresses and CIDR blocks.
-  TRUST_PROXY: z
-    .string()
-    .default("off")
-    .transform((value, ctx) => {
-      const parsed = parseTrustProxy(value);
-      if (typeof parsed === "string") {
-        ctx.addIssue({ code: "custom", message: parsed });
-        return z.NEVER;
-      }
-      return parsed;
-    }),
+  TRUST_PROXY: listSetting("off", parseTrustProxy),
   // Which web tiers outside this process may forward the visitor's address in
   // X-Coinkeep-Client-Ip (record 026): "none", or a comma list of "loopback",
   // IP addresses and CIDR blocks. Each must also send BACKEND_TOKEN.
-  WEB_TIER_HOSTS: z
-    .string()
-    .default("none")
-    .transform((value, ctx) => {
-      const parsed = parseWebTierHosts(value);
-      if (typeof parsed === "string") {
-        ctx.addIssue({ code: "custom", message: parsed });
-        return z.NEVER;
-      }
-      return parsed;
-    }),
+  WEB_TIER_HOSTS: listSetting("none", parseWebTierHosts),
   // The secret a web tier (BACKEND_URL) sends with every call and a backend
   // (WEB_TIER_HOSTS) requires before it believes a forwarded address. It
   // travels in a header: visible ASCII only.
