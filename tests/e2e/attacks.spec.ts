@@ -9,32 +9,19 @@
 //        /fast-login with the attacker's credentials;
 //   4.   an open redirect: a same-origin form posts a hostile redirectTo to
 //        /currency and Chromium follows the answer.
-import { expect, test, type Browser, type BrowserContext, type Page, type TestInfo } from "@playwright/test";
+import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
 import {
   createUser,
-  jsEnabled,
   login,
   recordSecret,
   recordSessionCookies,
   uniqueEmail,
   visit,
   waitForReady,
+  newPage,
+  sessionCookie,
   type TestUser,
 } from "./helpers";
-
-async function newPage(browser: Browser, testInfo: TestInfo) {
-  const context = await browser.newContext({
-    javaScriptEnabled: jsEnabled(testInfo),
-    baseURL: testInfo.project.use.baseURL,
-  });
-  return context.newPage();
-}
-
-async function sessionCookie(context: BrowserContext) {
-  const cookie = (await context.cookies()).find((c) => c.name.endsWith("ck_session"));
-  if (!cookie) throw new Error("no session cookie");
-  return cookie;
-}
 
 /**
  * The attacker's own browser with a live anonymous session: restore step 1

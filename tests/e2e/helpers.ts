@@ -2,6 +2,7 @@ import AxeBuilder from "@axe-core/playwright";
 import {
   expect,
   type APIRequestContext,
+  type Browser,
   type BrowserContext,
   type Page,
   type TestInfo,
@@ -99,6 +100,22 @@ export async function createUser(_request: APIRequestContext, tag = "user"): Pro
   recordSecret("password", password);
   recordSecret("phrase", body.twelveWords);
   return { email, password, words: body.twelveWords };
+}
+
+/** A second browser (another person, or the same person elsewhere), with the test's scripts setting. */
+export async function newPage(browser: Browser, testInfo: TestInfo): Promise<Page> {
+  const context = await browser.newContext({
+    javaScriptEnabled: jsEnabled(testInfo),
+    baseURL: testInfo.project.use.baseURL,
+  });
+  return context.newPage();
+}
+
+/** The session cookie a browser holds. */
+export async function sessionCookie(context: BrowserContext) {
+  const cookie = (await context.cookies()).find((c) => c.name.endsWith("ck_session"));
+  if (!cookie) throw new Error("no session cookie");
+  return cookie;
 }
 
 export function jsEnabled(testInfo: TestInfo): boolean {

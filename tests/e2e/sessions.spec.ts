@@ -1,7 +1,7 @@
 // Sessions in the browser, with and without scripts (record 015): a restore
 // ends every other session of the account; a forged or altered cookie is just
 // a visitor; Exit deletes the session on the server, not only the cookie.
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import { expect, test } from "@playwright/test";
 import {
   createUser,
   jsEnabled,
@@ -9,26 +9,13 @@ import {
   recordSecret,
   recordSessionCookies,
   visit,
+  newPage,
+  sessionCookie,
   waitForReady,
 } from "./helpers";
 
-async function newPage(browser: Browser, testInfo: TestInfo) {
-  const context = await browser.newContext({
-    javaScriptEnabled: jsEnabled(testInfo),
-    baseURL: testInfo.project.use.baseURL,
-  });
-  return context.newPage();
-}
-
 function swap(text: string, at: number): string {
   return text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);
-}
-
-/** The session cookie the page's browser holds. */
-async function sessionCookie(page: Page) {
-  const cookie = (await page.context().cookies()).find((c) => c.name.endsWith("ck_session"));
-  if (!cookie) throw new Error("no session cookie");
-  return cookie;
 }
 
 test(
@@ -81,7 +68,7 @@ test("forged, altered, truncated and random cookies are a visitor, never an erro
 }, testInfo) => {
   const user = await createUser(request, "sessions-forged");
   await login(page, testInfo, user);
-  const cookie = await sessionCookie(page);
+  const cookie = await sessionCookie(page.context());
   const value = cookie.value;
   const decoded = decodeURIComponent(value);
   const dot = decoded.lastIndexOf(".");
@@ -117,7 +104,7 @@ test("Exit deletes the session on the server: the old cookie is worth nothing", 
 }, testInfo) => {
   const user = await createUser(request, "sessions-exit");
   await login(page, testInfo, user);
-  const cookie = await sessionCookie(page);
+  const cookie = await sessionCookie(page.context());
   const before = await request.get("/home", {
     headers: { Cookie: `${cookie.name}=${cookie.value}` },
     maxRedirects: 0,
