@@ -1,4 +1,4 @@
-// The typed client of the backend API (server/api/handler.ts). It only uses
+// The typed client of the backend API (server/backend/api/handler.ts). It only uses
 // fetch: in-process it is handed the API handler itself, otherwise it talks
 // HTTP to the configured base URL.
 //
@@ -242,7 +242,7 @@ export interface BackendClient {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** As server/api/http.ts CLIENT_IP_HEADER and BACKEND_TOKEN_HEADER. */
+/** As server/backend/api/http.ts CLIENT_IP_HEADER and BACKEND_TOKEN_HEADER. */
 const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
 const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";
 

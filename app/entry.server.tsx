@@ -5,7 +5,7 @@ import { ServerRouter, type EntryContext, type RouterContextProvider } from "rea
 import { log } from "../common/log";
 import { nonceContext } from "./context";
 
-// The host sets the services and the CSP nonce on these very context keys (see server/host.ts).
+// The host sets the services and the CSP nonce on these very context keys (see server/host/host.ts).
 export { nonceContext, servicesContext } from "./context";
 
 export const streamTimeout = 5_000;

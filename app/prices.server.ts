@@ -1,4 +1,4 @@
-// The web tier's second client: the prices service (server/feeds/routes.ts,
+// The web tier's second client: the prices service (server/backend/feeds/routes.ts,
 // or any service with the same API). Only fetch: in-process it is handed the
 // routes themselves, otherwise it talks HTTP to the configured base URL.
 //

@@ -17,12 +17,12 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { openDatabase } from "../server/db/index.ts";
-import { validateAddress } from "../server/domain/addresses.ts";
-import { createAccount } from "../server/domain/accounts.ts";
-import { deriveServerKeys } from "../server/domain/crypto.ts";
-import { creditDeposit } from "../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../server/domain/wallets.ts";
+import { openDatabase } from "../server/backend/db/index.ts";
+import { validateAddress } from "../server/backend/domain/addresses.ts";
+import { createAccount } from "../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
+import { creditDeposit } from "../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -104,7 +104,7 @@ try {
   const seedMs = performance.now() - seedStart;
 
   // --- The production server on that database, in its own process.
-  server = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+  server = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
     env: {
       ...process.env,
       PORT: String(port),

@@ -4,7 +4,7 @@
 //
 // Needs Linux, strace and root (to trace, and to run a throw-away PostgreSQL
 // cluster as the postgres user). For each database it seeds one user with a
-// funded ETH wallet, starts the production server (`node server/host.ts`),
+// funded ETH wallet, starts the production server (`node server/host/host.ts`),
 // attaches strace to the server (and, for PostgreSQL, to a throw-away cluster
 // of its own on port 4790, started with initdb/pg_ctl as the postgres user),
 // makes `sends` sends (default 5) through POST /api/request-transaction, and
@@ -19,12 +19,12 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { openDatabase } from "../server/db/index.ts";
-import { validateAddress } from "../server/domain/addresses.ts";
-import { createAccount } from "../server/domain/accounts.ts";
-import { deriveServerKeys } from "../server/domain/crypto.ts";
-import { creditDeposit } from "../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../server/domain/wallets.ts";
+import { openDatabase } from "../server/backend/db/index.ts";
+import { validateAddress } from "../server/backend/domain/addresses.ts";
+import { createAccount } from "../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
+import { creditDeposit } from "../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -117,7 +117,7 @@ async function startStrace(pids: number[], output: string): Promise<ChildProcess
 }
 
 async function startServer(env: Record<string, string>, dataDir: string): Promise<ChildProcess> {
-  const server = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+  const server = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? "",

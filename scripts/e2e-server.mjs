@@ -33,7 +33,7 @@ function start(name, env) {
       : process.env.E2E_DATA_DIR;
   rmSync(dataDir, { recursive: true, force: true });
   dirs.push(dataDir);
-  const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+  const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
     env: { ...process.env, DATA_DIR: dataDir, FEEDS_OFFLINE: "true", ...env },
     stdio: ["ignore", logStream ? "pipe" : "inherit", logStream ? "pipe" : "inherit"],
   });

@@ -9,13 +9,13 @@ import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { TICKERS, type Ticker } from "../common/coins.ts";
-import { loadConfig } from "../server/config.ts";
-import { openDatabase } from "../server/db/index.ts";
-import { createAccount } from "../server/domain/accounts.ts";
-import { deriveServerKeys } from "../server/domain/crypto.ts";
-import { creditDeposit } from "../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../server/domain/wallets.ts";
-import { startHost } from "../server/host.ts";
+import { loadConfig } from "../server/host/config.ts";
+import { openDatabase } from "../server/backend/db/index.ts";
+import { createAccount } from "../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
+import { creditDeposit } from "../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
+import { startHost } from "../server/host/host.ts";
 
 const ADDRESSES: Record<Ticker, string> = {
   BTC: "bc1quvuarfksewfeuevuc6tn0kfyptgjvwsvrprk9d",

@@ -32,5 +32,5 @@ if (!existsSync(built) || Math.max(...sources.map(newest)) > statSync(built).mti
   if (result.status !== 0) process.exit(result.status ?? 1);
 }
 
-const { main } = await import("../server/host.ts");
+const { main } = await import("../server/host/host.ts");
 await main();

@@ -166,7 +166,7 @@ export function serverEnv(opts: ServerOptions): NodeJS.ProcessEnv {
 }
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
-  const child = spawnTracked(process.execPath, [path.join(root, "server/host.ts")], {
+  const child = spawnTracked(process.execPath, [path.join(root, "server/host/host.ts")], {
     cwd: root,
     env: serverEnv(opts),
     // One JSON log line per request: discarded (writing them is part of the server's cost).

@@ -14,8 +14,8 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "@playwright/test";
-import { openDatabase } from "../../server/db/index.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { cleanupAll, log, startServer } from "./lib.ts";
 import { PASSWORD, seedPageUser } from "./seed.ts";
 

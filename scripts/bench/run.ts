@@ -7,8 +7,8 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { openDatabase } from "../../server/db/index.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { runCapacity, type CapacitySettings } from "./capacity.ts";
 import {
   cleanupAll,

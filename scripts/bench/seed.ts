@@ -15,12 +15,17 @@ import { randomBytes } from "node:crypto";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { createAccount, type AccountsContext } from "../../server/domain/accounts.ts";
-import { validateAddress } from "../../server/domain/addresses.ts";
-import { creditDeposit, holdWithdrawal, postWithdrawal, voidWithdrawal } from "../../server/domain/ledger.ts";
-import { openMessage, sendMessage } from "../../server/domain/messages.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { createAccount, type AccountsContext } from "../../server/backend/domain/accounts.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import {
+  creditDeposit,
+  holdWithdrawal,
+  postWithdrawal,
+  voidWithdrawal,
+} from "../../server/backend/domain/ledger.ts";
+import { openMessage, sendMessage } from "../../server/backend/domain/messages.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 
 export const PASSWORD = "bench-password-1";
 

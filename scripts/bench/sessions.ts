@@ -8,14 +8,14 @@
 // mintSessions: the rest of the capacity users' sessions are made by the web
 // tier's own code (app/session.server.ts startUserSession, the very function
 // sign-in calls once the backend has checked the password), writing to the
-// same sessions table through the host's own store (server/web-sessions.ts)
+// same sessions table through the host's own store (server/host/web-sessions.ts)
 // with the server's SESSION_SECRET. The rows and cookies are exactly what a
 // sign-in produces; only the password check is skipped. The harness checks a
 // sample of them against the running server before the load.
 import { registerHooks } from "node:module";
 import { RouterContextProvider } from "react-router";
-import type { AppDb } from "../../server/db/index.ts";
-import { createSessionKV } from "../../server/web-sessions.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { createSessionKV } from "../../server/host/web-sessions.ts";
 import type { AppServices } from "../../app/context.ts";
 
 /** The `name=value` pairs of a response's Set-Cookie headers. */

@@ -1,7 +1,7 @@
 // Page weight: the JavaScript and CSS a browser downloads on a full document
 // load of each page route, in bytes as our server sends them.
 //
-// What "as sent" means here: server/static.ts keeps every built asset in memory
+// What "as sent" means here: server/host/static.ts keeps every built asset in memory
 // gzip-compressed at level 9 when the file is larger than 512 bytes and the
 // gzip is smaller, and serves that to any client that accepts gzip (every
 // browser). Smaller files go out as they are. So `jsGzipBytes` / `cssGzipBytes`
@@ -608,7 +608,7 @@ async function main() {
       })
     : fromBuild;
   console.log(
-    `JS and CSS per page as served (gzip level 9 above 512 B, as server/static.ts sends them)` +
+    `JS and CSS per page as served (gzip level 9 above 512 B, as server/host/static.ts sends them)` +
       ` — ${baseURL ? `measured from ${baseURL}` : "computed from the build"}\n`,
   );
   const rows = measured.map((w) => [

@@ -8,24 +8,24 @@
 import os from "node:os";
 import { parseArgs } from "node:util";
 import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
-import type { Config } from "../config.ts";
-import type { AppDb, Database } from "../db/index.ts";
-import { formatAmount, normaliseUsd, parseAmount } from "../domain/amounts.ts";
-import type { CreditDepositResult, DecideWithdrawalResult } from "../domain/ledger.ts";
-import type { SendInfo } from "../domain/wallets.ts";
+import type { Config } from "../host/config.ts";
+import type { AppDb, Database } from "../backend/db/index.ts";
+import { formatAmount, normaliseUsd, parseAmount } from "../backend/domain/amounts.ts";
+import type { CreditDepositResult, DecideWithdrawalResult } from "../backend/domain/ledger.ts";
+import type { SendInfo } from "../backend/domain/wallets.ts";
 
 // The database and domain modules load only once the arguments have passed the
 // checks that need no database, so --help and typos answer at once.
 async function loadBackend() {
   const [config, db, schema, addresses, ledger, wallets, messages, rateLimits] = await Promise.all([
-    import("../config.ts"),
-    import("../db/index.ts"),
-    import("../db/schema.ts"),
-    import("../domain/addresses.ts"),
-    import("../domain/ledger.ts"),
-    import("../domain/wallets.ts"),
-    import("../domain/messages.ts"),
-    import("../domain/rate-limits.ts"),
+    import("../host/config.ts"),
+    import("../backend/db/index.ts"),
+    import("../backend/db/schema.ts"),
+    import("../backend/domain/addresses.ts"),
+    import("../backend/domain/ledger.ts"),
+    import("../backend/domain/wallets.ts"),
+    import("../backend/domain/messages.ts"),
+    import("../backend/domain/rate-limits.ts"),
   ]);
   return {
     loadConfig: config.loadConfig,
@@ -53,11 +53,11 @@ async function loadBackend() {
 }
 type Backend = Awaited<ReturnType<typeof loadBackend>>;
 
-/** As server/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
+/** As server/backend/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
 const MAX_TXID = 256;
-/** As server/domain/messages.ts MAX_MESSAGE (which checks it again). */
+/** As server/backend/domain/messages.ts MAX_MESSAGE (which checks it again). */
 const MAX_MESSAGE = 5000;
-/** As server/domain/ledger.ts MAX_REASON (which checks it again, also in UTF-16 code units). */
+/** As server/backend/domain/ledger.ts MAX_REASON (which checks it again, also in UTF-16 code units). */
 const MAX_REASON = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 /** The coin with the most decimals: an amount it refuses for any reason but decimals, every coin refuses. */
@@ -1045,7 +1045,7 @@ export async function main(argv: string[], inServer?: { db: AppDb; config: Confi
     const config = backend.loadConfig();
     if (!config.databaseUrl) {
       // The embedded database is held by a running server: let it run the command.
-      const { callOpsSocket, opsSocketPath } = await import("./socket.ts");
+      const { callOpsSocket, opsSocketPath } = await import("../host/ops-socket.ts");
       // Who acts is settled here (the server's $OPERATOR and OS user are not the operator's). In
       // front, so that it stays an option even after a "--" that ends the options.
       const viaServer = await callOpsSocket(

@@ -7,8 +7,8 @@ import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openDatabase } from "../../server/db/index.ts";
-import { users } from "../../server/db/schema.ts";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { users } from "../../server/backend/db/schema.ts";
 import {
   changePassword,
   checkCredentials,
@@ -16,8 +16,8 @@ import {
   isUniqueViolation,
   login,
   type AccountsContext,
-} from "../../server/domain/accounts.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
+} from "../../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import {
   BACKEND_SECRET,
   databaseTargets,

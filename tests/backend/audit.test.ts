@@ -6,10 +6,10 @@ import { gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createBackendClient } from "../../app/backend.server.ts";
 import { runWithRequest } from "../../common/log.ts";
-import type { ApiHandler } from "../../server/api/handler.ts";
-import { CLIENT_IP_HEADER } from "../../server/api/http.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { auditLog, type AuditEntry } from "../../server/db/schema.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import { CLIENT_IP_HEADER } from "../../server/backend/api/http.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { auditLog, type AuditEntry } from "../../server/backend/db/schema.ts";
 import { createTestHandler, databaseTargets, PLATFORM, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
 
 const IP = "203.0.113.7";

@@ -1,6 +1,6 @@
 // The data folder's lock (issue 12, hole 6; record 019): one process at a time
 // opens the embedded database. The host is started as operators start it
-// (`node server/host.ts`), over the production build, on temp folders.
+// (`node server/host/host.ts`), over the production build, on temp folders.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
@@ -8,8 +8,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openDatabase } from "../../server/db/index.ts";
-import { DataDirLockedError, lockDataDir, type DataDirLock } from "../../server/db/lock.ts";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { DataDirLockedError, lockDataDir, type DataDirLock } from "../../server/backend/db/lock.ts";
 import { pgliteTemplate } from "./helpers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -31,7 +31,7 @@ interface Started {
 }
 
 function startServer(dataDir: string, port: number): Started {
-  const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+  const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH,
@@ -114,7 +114,7 @@ describe("lockDataDir", () => {
         [
           "--input-type=module",
           "-e",
-          `import { lockDataDir } from ${JSON.stringify(path.join(root, "server/db/lock.ts"))};
+          `import { lockDataDir } from ${JSON.stringify(path.join(root, "server/backend/db/lock.ts"))};
            await lockDataDir(process.argv[1]); console.log("held"); setInterval(() => {}, 1000);`,
           dataDir,
         ],

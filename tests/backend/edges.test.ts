@@ -5,8 +5,8 @@ import { drizzle } from "drizzle-orm/node-postgres";
 import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ApiHandler } from "../../server/api/handler.ts";
-import * as schema from "../../server/db/schema.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import * as schema from "../../server/backend/db/schema.ts";
 import {
   PLATFORM,
   ROUTES,

@@ -1,4 +1,4 @@
-// The public data routes (server/feeds/routes.ts) and the web tier's prices
+// The public data routes (server/backend/feeds/routes.ts) and the web tier's prices
 // client (app/prices.server.ts): exact JSON shapes, header checks, the USDT
 // fill-in, 405s, upstreams that are broken or unreachable for real (refused
 // port, a server that never answers), and the client in-process and over HTTP.
@@ -10,17 +10,17 @@ import { createRequestListener } from "@remix-run/node-fetch-server";
 import { afterEach, describe, expect, test } from "vitest";
 import { createPricesClient } from "../../app/prices.server.ts";
 import { TICKERS } from "../../common/coins.ts";
-import { COINGECKO_URL } from "../../server/feeds/crypto-prices.ts";
-import { ECB_DAILY_URL } from "../../server/feeds/fx-rates.ts";
+import { COINGECKO_URL } from "../../server/backend/feeds/crypto-prices.ts";
+import { ECB_DAILY_URL } from "../../server/backend/feeds/fx-rates.ts";
 import {
   createFeedRoutes,
   loadPricesSnapshot,
   loadRatesSnapshot,
   type FeedRoutes,
   type FeedRoutesOptions,
-} from "../../server/feeds/routes.ts";
-import snapshotPrices from "../../server/feeds/snapshot-prices.json" with { type: "json" };
-import snapshotRates from "../../server/feeds/snapshot-rates.json" with { type: "json" };
+} from "../../server/backend/feeds/routes.ts";
+import snapshotPrices from "../../server/backend/feeds/snapshot-prices.json" with { type: "json" };
+import snapshotRates from "../../server/backend/feeds/snapshot-rates.json" with { type: "json" };
 
 const PLATFORM = "CK";
 const APP_URL = "https://wallet.coinkeep.example";

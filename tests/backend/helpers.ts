@@ -17,9 +17,13 @@ import { sql } from "drizzle-orm";
 import pg from "pg";
 import { createBackendClient, type BackendClient } from "../../app/backend.server.ts";
 import type { Ticker } from "../../common/coins.ts";
-import { createApiHandler, type ApiHandler, type ApiHandlerOptions } from "../../server/api/handler.ts";
-import { openDatabase, type AppDb, type Database } from "../../server/db/index.ts";
-import { users } from "../../server/db/schema.ts";
+import {
+  createApiHandler,
+  type ApiHandler,
+  type ApiHandlerOptions,
+} from "../../server/backend/api/handler.ts";
+import { openDatabase, type AppDb, type Database } from "../../server/backend/db/index.ts";
+import { users } from "../../server/backend/db/schema.ts";
 
 export const PLATFORM = "CK";
 export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";

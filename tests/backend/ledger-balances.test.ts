@@ -14,9 +14,9 @@ import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { migrationsFolder, type AppDb } from "../../server/db/index.ts";
-import * as schema from "../../server/db/schema.ts";
-import { holdWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
+import { migrationsFolder, type AppDb } from "../../server/backend/db/index.ts";
+import * as schema from "../../server/backend/db/schema.ts";
+import { holdWithdrawal, walletBalance } from "../../server/backend/domain/ledger.ts";
 import { pgliteTemplate } from "./helpers.ts";
 
 /** A copy of the migrations folder that stops before `tag`. */

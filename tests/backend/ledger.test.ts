@@ -7,8 +7,14 @@ import { eq, sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { auditLog, ledgerAccounts, ledgerTransfers, users, withdrawals } from "../../server/db/schema.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import {
+  auditLog,
+  ledgerAccounts,
+  ledgerTransfers,
+  users,
+  withdrawals,
+} from "../../server/backend/db/schema.ts";
 import {
   balancesForUser,
   creditDeposit,
@@ -18,8 +24,8 @@ import {
   systemAccount,
   voidWithdrawal,
   walletBalance,
-} from "../../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+} from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { databaseTargets, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
 
 const ETH = 10n ** 18n;

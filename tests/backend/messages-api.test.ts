@@ -10,11 +10,11 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { createRequestListener } from "@remix-run/node-fetch-server";
 import { and, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ApiHandler } from "../../server/api/handler.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { messageReads, messages, supportMessages } from "../../server/db/schema.ts";
-import { createAccount } from "../../server/domain/accounts.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { messageReads, messages, supportMessages } from "../../server/backend/db/schema.ts";
+import { createAccount } from "../../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import {
   forgetSenderAddresses,
   listSupportMessages,
@@ -23,8 +23,8 @@ import {
   openMessage,
   sendMessage,
   storeSupportMessage,
-} from "../../server/domain/messages.ts";
-import { clientBalances, unreadMessagesCount } from "../../server/domain/wallets.ts";
+} from "../../server/backend/domain/messages.ts";
+import { clientBalances, unreadMessagesCount } from "../../server/backend/domain/wallets.ts";
 import {
   BACKEND_SECRET,
   BACKEND_TOKEN,

@@ -8,17 +8,31 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadConfig } from "../../server/config.ts";
-import { openDatabase, type AppDb } from "../../server/db/index.ts";
-import { auditLog, ledgerTransfers, messages, wallets, withdrawals } from "../../server/db/schema.ts";
-import { createAccount } from "../../server/domain/accounts.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
-import { creditDeposit, holdWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
-import { storeSupportMessage } from "../../server/domain/messages.ts";
-import { createRateLimiter, DEFAULT_RATE_LIMITS, isLimited } from "../../server/domain/rate-limits.ts";
-import { findSend, issueAddress, requestWallet, unreadMessagesCount } from "../../server/domain/wallets.ts";
+import { loadConfig } from "../../server/host/config.ts";
+import { openDatabase, type AppDb } from "../../server/backend/db/index.ts";
+import { auditLog, ledgerTransfers, messages, wallets, withdrawals } from "../../server/backend/db/schema.ts";
+import { createAccount } from "../../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import {
+  creditDeposit,
+  holdWithdrawal,
+  voidWithdrawal,
+  walletBalance,
+} from "../../server/backend/domain/ledger.ts";
+import { storeSupportMessage } from "../../server/backend/domain/messages.ts";
+import {
+  createRateLimiter,
+  DEFAULT_RATE_LIMITS,
+  isLimited,
+} from "../../server/backend/domain/rate-limits.ts";
+import {
+  findSend,
+  issueAddress,
+  requestWallet,
+  unreadMessagesCount,
+} from "../../server/backend/domain/wallets.ts";
 import { runInServer } from "../../server/ops/cli.ts";
-import { opsSocketPath, serveOpsSocket } from "../../server/ops/socket.ts";
+import { opsSocketPath, serveOpsSocket } from "../../server/host/ops-socket.ts";
 import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
 
 const UUID_SOURCE = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";

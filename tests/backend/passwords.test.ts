@@ -8,10 +8,10 @@
 import * as argon2 from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { createApiHandler, MESSAGES, type ApiHandler } from "../../server/api/handler.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { users } from "../../server/db/schema.ts";
-import { createAccount, login, type AccountsContext } from "../../server/domain/accounts.ts";
+import { createApiHandler, MESSAGES, type ApiHandler } from "../../server/backend/api/handler.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { users } from "../../server/backend/db/schema.ts";
+import { createAccount, login, type AccountsContext } from "../../server/backend/domain/accounts.ts";
 import {
   decryptPhrase,
   derivePhraseKey,
@@ -21,8 +21,8 @@ import {
   hashPassword,
   newKdfSalt,
   phraseHmac,
-} from "../../server/domain/crypto.ts";
-import { DEFAULT_RATE_LIMITS } from "../../server/domain/rate-limits.ts";
+} from "../../server/backend/domain/crypto.ts";
+import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
 import {
   BACKEND_SECRET,
   PLATFORM,

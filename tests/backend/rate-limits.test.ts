@@ -4,10 +4,15 @@
 // the limits is the test's, so a 15-minute backoff takes no time.
 import * as argon2 from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
-import { createApiHandler, MESSAGES, tooManyAttempts, type ApiHandler } from "../../server/api/handler.ts";
-import { ConfigError, loadConfig } from "../../server/config.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/domain/rate-limits.ts";
+import {
+  createApiHandler,
+  MESSAGES,
+  tooManyAttempts,
+  type ApiHandler,
+} from "../../server/backend/api/handler.ts";
+import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
 import {
   BACKEND_SECRET,
   PLATFORM,

@@ -5,12 +5,12 @@ import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { sendRequests, withdrawals } from "../../server/db/schema.ts";
-import { validateAddress } from "../../server/domain/addresses.ts";
-import { parseAmount } from "../../server/domain/amounts.ts";
-import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { sendRequests, withdrawals } from "../../server/backend/db/schema.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { parseAmount } from "../../server/backend/domain/amounts.ts";
+import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import {
   PLATFORM,
   createTestHandler,

@@ -5,11 +5,16 @@
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AppDb } from "../../server/db/index.ts";
-import { withdrawals } from "../../server/db/schema.ts";
-import { validateAddress } from "../../server/domain/addresses.ts";
-import { creditDeposit, postWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { withdrawals } from "../../server/backend/db/schema.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import {
+  creditDeposit,
+  postWithdrawal,
+  voidWithdrawal,
+  walletBalance,
+} from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import {
   PLATFORM,
   createTestHandler,
@@ -19,7 +24,7 @@ import {
   uniqueEmail,
   type OpenedDatabase,
 } from "./helpers.ts";
-import type { ApiHandler } from "../../server/api/handler.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
 
 const WEI = 10n ** 18n;
 

@@ -7,11 +7,16 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AppDb } from "../../server/db/index.ts";
-import { validateAddress } from "../../server/domain/addresses.ts";
-import { creditDeposit, postWithdrawal, voidWithdrawal, walletBalance } from "../../server/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
-import type { ApiHandler } from "../../server/api/handler.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import {
+  creditDeposit,
+  postWithdrawal,
+  voidWithdrawal,
+  walletBalance,
+} from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import {
   PLATFORM,
   createTestHandler,

@@ -17,10 +17,10 @@ import {
   sessionOwner,
   startUserSession,
 } from "../../app/session.server.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { ConfigError, loadConfig } from "../../server/config.ts";
-import { webSessions } from "../../server/db/schema.ts";
-import { createSessionKV } from "../../server/web-sessions.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { webSessions } from "../../server/backend/db/schema.ts";
+import { createSessionKV } from "../../server/host/web-sessions.ts";
 import { databaseTargets, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
 
 const SECRET = "test-session-secret-0123456789abcdef";

@@ -5,10 +5,15 @@ import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AppDb } from "../../server/db/index.ts";
-import { messageReads, messages, wallets, withdrawals } from "../../server/db/schema.ts";
-import { creditDeposit, holdWithdrawal, postWithdrawal, voidWithdrawal } from "../../server/domain/ledger.ts";
-import { issueAddress } from "../../server/domain/wallets.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { messageReads, messages, wallets, withdrawals } from "../../server/backend/db/schema.ts";
+import {
+  creditDeposit,
+  holdWithdrawal,
+  postWithdrawal,
+  voidWithdrawal,
+} from "../../server/backend/domain/ledger.ts";
+import { issueAddress } from "../../server/backend/domain/wallets.ts";
 import {
   PLATFORM,
   createTestHandler,

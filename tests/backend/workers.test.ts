@@ -1,5 +1,5 @@
 // WORKERS (record 018): several server processes on one port, PostgreSQL only.
-// The host is started as operators start it (`node server/host.ts`), over the
+// The host is started as operators start it (`node server/host/host.ts`), over the
 // production build, on a throw-away PostgreSQL database.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ConfigError, loadConfig } from "../../server/config.ts";
+import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -60,7 +60,7 @@ describeWorkers("two server processes on PostgreSQL", () => {
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
     dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-workers-"));
-    host = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+    host = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
       cwd: root,
       env: {
         PATH: process.env.PATH,
@@ -169,7 +169,7 @@ function fresh(port: number, pathname: string, timeoutMs = 5000): Promise<Outcom
 }
 
 function startWorkers(port: number, databaseUrl: string, dataDir: string) {
-  const child = spawn(process.execPath, [path.join(root, "server/host.ts")], {
+  const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
     cwd: root,
     env: {
       PATH: process.env.PATH,

@@ -17,7 +17,7 @@ import {
 const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
 
 // The e2e server serves the shipped price snapshot (no internet): the figures below follow from it.
-const snapshot = JSON.parse(readFileSync("server/feeds/snapshot-prices.json", "utf8")) as {
+const snapshot = JSON.parse(readFileSync("server/backend/feeds/snapshot-prices.json", "utf8")) as {
   prices: Record<string, { lastPrice: string }>;
 };
 test.beforeAll(() => {

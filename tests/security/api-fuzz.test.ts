@@ -1,5 +1,5 @@
 // Fuzzing every API route (the eleven POST routes and the two public GET feed
-// routes, mounted as server/host.ts mounts them) with fast-check, on every
+// routes, mounted as server/host/host.ts mounts them) with fast-check, on every
 // test database. Three kinds of input:
 //   (a) arbitrary JSON: any value, deep nesting, huge numbers, any code point;
 //   (b) a valid body of a real account with fields replaced, removed, renamed
@@ -22,10 +22,10 @@
 import { gzipSync } from "node:zlib";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ApiHandler } from "../../server/api/handler.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { DEFAULT_RATE_LIMITS } from "../../server/domain/rate-limits.ts";
-import { createFeedRoutes, FEED_PATHS, MAX_APP_URL_LENGTH } from "../../server/feeds/routes.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
+import { createFeedRoutes, FEED_PATHS, MAX_APP_URL_LENGTH } from "../../server/backend/feeds/routes.ts";
 import {
   PLATFORM,
   ROUTES,
@@ -466,7 +466,7 @@ describe.each(targets)("fuzzing the API on $name", (target) => {
     // The production limits (record 013): a fuzzer meets them like any client.
     const api = createTestHandler(opened.database.db, { rateLimits: DEFAULT_RATE_LIMITS });
     const feeds = createFeedRoutes({ offline: true, platform: PLATFORM });
-    // As server/host.ts mounts them: the feed routes first, then the API.
+    // As server/host/host.ts mounts them: the feed routes first, then the API.
     checker.db = opened.database.db;
     checker.handler = async (request) => (await feeds(request)) ?? api(request);
     // One account per route, so rate limits earned by one route's fuzzing do not blunt another's.

@@ -1,6 +1,6 @@
 // The attacks people actually try against a custodial wallet like this one,
 // each as an HTTP-level test named after the attack: against the API handler
-// on every test database, and against the real host (server/host.ts with the
+// on every test database, and against the real host (server/host/host.ts with the
 // built web app) where that is cheap. What each attack must get:
 //   - never a 5xx, and the JSON error shape for every refusal;
 //   - nothing changed in the tables that hold accounts, money and messages;
@@ -13,10 +13,10 @@ import { request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { ApiHandler } from "../../server/api/handler.ts";
-import { supportMessages, users, wallets, withdrawals } from "../../server/db/schema.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { DEFAULT_RATE_LIMITS } from "../../server/domain/rate-limits.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import { supportMessages, users, wallets, withdrawals } from "../../server/backend/db/schema.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
 import {
   PLATFORM,
   ROUTES,
@@ -734,7 +734,7 @@ function waitForClose(socket: Socket, ms: number): Promise<"closed" | "open"> {
   });
 }
 
-describe.skipIf(!built)("attacks on the host (server/host.ts with the built app)", () => {
+describe.skipIf(!built)("attacks on the host (server/host/host.ts with the built app)", () => {
   let host: RunningHost;
 
   beforeAll(async () => {
@@ -788,7 +788,7 @@ describe.skipIf(!built)("attacks on the host (server/host.ts with the built app)
   });
 
   // Node's defaults would keep such a connection for up to 5 minutes (requestTimeout 300 s,
-  // headersTimeout 60 s, checked every 30 s); server/host.ts sets 10 s / 5 s, checked every second.
+  // headersTimeout 60 s, checked every 30 s); server/host/host.ts sets 10 s / 5 s, checked every second.
   test(
     `slowloris: a stalled body and stalled headers are cut within ${STALL_LIMIT_MS / 1000} s`,
     async () => {

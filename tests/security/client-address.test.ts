@@ -3,12 +3,12 @@
 // tier, and from a configured web-tier host (WEB_TIER_HOSTS) that also sends
 // the shared BACKEND_TOKEN. Any other process on the machine, loopback or not,
 // is counted and recorded by its own address, however it sets the header.
-// Real hosts (server/host.ts over the production build) over real sockets,
+// Real hosts (server/host/host.ts over the production build) over real sockets,
 // on each database; every source address is a loopback alias (127.x.y.z).
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
 import { openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
 import { PLATFORM, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
 

@@ -5,7 +5,7 @@ import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
-import type { ApiHandler } from "../../server/api/handler.ts";
+import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import {
   changePasswordBody,
   clientBalancesBody,
@@ -17,15 +17,15 @@ import {
   requestMessageBody,
   requestTransactionBody,
   walletRequestBody,
-} from "../../server/api/schemas.ts";
-import type { AppDb } from "../../server/db/index.ts";
-import { createAccount } from "../../server/domain/accounts.ts";
-import { deriveServerKeys } from "../../server/domain/crypto.ts";
-import { validateAddress } from "../../server/domain/addresses.ts";
-import { parseAmount } from "../../server/domain/amounts.ts";
-import { creditDeposit } from "../../server/domain/ledger.ts";
-import { sendMessage } from "../../server/domain/messages.ts";
-import { issueAddress, requestWallet } from "../../server/domain/wallets.ts";
+} from "../../server/backend/api/schemas.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { createAccount } from "../../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { parseAmount } from "../../server/backend/domain/amounts.ts";
+import { creditDeposit } from "../../server/backend/domain/ledger.ts";
+import { sendMessage } from "../../server/backend/domain/messages.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { BACKEND_SECRET, PLATFORM, ROUTES, randomAddress, uniqueEmail } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
@@ -120,7 +120,7 @@ interface BodySchema {
   safeParse(value: unknown): { success: boolean };
 }
 
-/** The schema the handler checks each route's body with (server/api/handler.ts). */
+/** The schema the handler checks each route's body with (server/backend/api/handler.ts). */
 export const ROUTE_SCHEMAS: Record<Route, BodySchema> = {
   "/api/aml-authentication": createAccountBody,
   "/api/aml-authorization": loginBody,

@@ -6,7 +6,7 @@
 // value happens to be valid there), never a 5xx, and a refusal must change
 // nothing.
 
-/** Limits the API enforces (server/api/schemas.ts, server/domain/messages.ts). */
+/** Limits the API enforces (server/backend/api/schemas.ts, server/backend/domain/messages.ts). */
 export const LIMITS = {
   email: 254,
   password: 1024,
@@ -17,7 +17,7 @@ export const LIMITS = {
   walletId: 64,
   address: 256,
   amount: 256,
-  /** DEFAULT_MAX_BODY_BYTES in server/api/handler.ts. */
+  /** DEFAULT_MAX_BODY_BYTES in server/backend/api/handler.ts. */
   body: 16_384,
 } as const;
 

@@ -2,7 +2,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
-import { formatAmount, normaliseUsd, parseAmount } from "../../server/domain/amounts.ts";
+import { formatAmount, normaliseUsd, parseAmount } from "../../server/backend/domain/amounts.ts";
 
 function units(ticker: Ticker, text: string, opts?: { maxDecimals?: number }): bigint {
   const result = parseAmount(ticker, text, opts);

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/config.ts";
+import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/host/config.ts";
 
 const dirs: string[] = [];
 function dataDir(): string {

@@ -18,7 +18,7 @@ import {
   samePassword,
   verifyDummyPassword,
   verifyPassword,
-} from "../../server/domain/crypto.ts";
+} from "../../server/backend/domain/crypto.ts";
 
 const keys = deriveServerKeys("unit-test-backend-secret-0123456789");
 const USER = "3f1c8a52-8f0e-4a8e-9a57-2a1b6f0e9c11";

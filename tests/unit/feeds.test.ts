@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { TICKERS } from "../../common/coins.ts";
-import { COINGECKO_URL, parseCoinGecko, toDecimalString } from "../../server/feeds/crypto-prices.ts";
-import { createCachedSource, type CachedSourceOptions } from "../../server/feeds/feed.ts";
-import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/feeds/fx-rates.ts";
+import { COINGECKO_URL, parseCoinGecko, toDecimalString } from "../../server/backend/feeds/crypto-prices.ts";
+import { createCachedSource, type CachedSourceOptions } from "../../server/backend/feeds/feed.ts";
+import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/feeds");
 const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");

@@ -1,12 +1,12 @@
-// A real host (server/host.ts over the production build) on an ephemeral port,
+// A real host (server/host/host.ts over the production build) on an ephemeral port,
 // with raw HTTP requests: every header, the source address and the body are
 // exactly what the test says (fetch would add or refuse some of them).
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadConfig } from "../../../server/config.ts";
-import { startHost } from "../../../server/host.ts";
+import { loadConfig } from "../../../server/host/config.ts";
+import { startHost } from "../../../server/host/host.ts";
 import { pgliteTemplate } from "../../backend/helpers.ts";
 
 export const PLATFORM = "CK";

@@ -13,17 +13,17 @@ import {
 } from "@remix-run/node-fetch-server";
 import { createRequestListener } from "@react-router/node";
 import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
-import type { AppServices } from "../app/context.ts";
-import { createApiHandler } from "./api/handler.ts";
-import { failure, senderAddress, webTierCheck } from "./api/http.ts";
-import { createFeedRoutes, createMarketData } from "./feeds/routes.ts";
-import { runInServer } from "./ops/cli.ts";
-import { opsSocketPath, serveOpsSocket } from "./ops/socket.ts";
+import type { AppServices } from "../../app/context.ts";
+import { createApiHandler } from "../backend/api/handler.ts";
+import { failure, senderAddress, webTierCheck } from "../backend/api/http.ts";
+import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
+import { runInServer } from "../ops/cli.ts";
+import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { openDatabase } from "./db/index.ts";
-import { DataDirLockedError } from "./db/lock.ts";
-import { forgetSenderAddresses } from "./domain/messages.ts";
-import { currentRequest, log, runWithRequest } from "../common/log.ts";
+import { openDatabase } from "../backend/db/index.ts";
+import { DataDirLockedError } from "../backend/db/lock.ts";
+import { forgetSenderAddresses } from "../backend/domain/messages.ts";
+import { currentRequest, log, runWithRequest } from "../../common/log.ts";
 import { createStaticHandler } from "./static.ts";
 import {
   createProxyTrust,
@@ -38,7 +38,7 @@ import {
 } from "./edge.ts";
 import { createSessionKV } from "./web-sessions.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
+const root = path.resolve(import.meta.dirname, "../..");
 /** How long the sender address of a support or contact message is kept (record 011). */
 const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
@@ -228,7 +228,7 @@ export async function startHost(config: Config) {
   services.config.pricesBaseUrl = config.pricesUrl ?? `http://${config.host}:${port}/api`;
   services.config.appUrl = config.publicUrl ?? `http://${config.host}:${port}`;
 
-  // Operators reach the embedded database through the server (server/ops/socket.ts).
+  // Operators reach the embedded database through the server (server/host/ops-socket.ts).
   const opsServer =
     database.driver === "pglite"
       ? await serveOpsSocket(opsSocketPath(config.dataDir), (argv) =>

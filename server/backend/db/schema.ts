@@ -27,7 +27,7 @@ export const users = pgTable("users", {
   passwordHash: text("password_hash").notNull(),
   /** Hex HMAC-SHA-256 of the normalised phrase under a key derived from the backend secret. */
   phraseHmac: text("phrase_hmac").notNull(),
-  /** base64(iv[12] | tag[16] | ciphertext), AES-256-GCM; see server/domain/crypto.ts. */
+  /** base64(iv[12] | tag[16] | ciphertext), AES-256-GCM; see server/backend/domain/crypto.ts. */
   phraseCiphertext: text("phrase_ciphertext").notNull(),
   /** base64 of the per-user random 16-byte salt for the password-derived phrase key. */
   phraseKdfSalt: text("phrase_kdf_salt").notNull(),
@@ -36,7 +36,7 @@ export const users = pgTable("users", {
   passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** The web tier's session rows (server/web-sessions.ts). */
+/** The web tier's session rows (server/host/web-sessions.ts). */
 export const webSessions = pgTable(
   "web_sessions",
   {
@@ -368,7 +368,7 @@ export type AuditEntry = typeof auditLog.$inferSelect;
 export type SupportMessage = typeof supportMessages.$inferSelect;
 
 /**
- * Abuse limits shared by every process (server/domain/rate-limits.ts, record
+ * Abuse limits shared by every process (server/backend/domain/rate-limits.ts, record
  * 013). One row per counter. `key` is hex HMAC-SHA-256 of the counter's scope
  * and subject (normalised e-mail and/or IP address) under a key derived from
  * the backend secret, so the table holds no e-mail and no address.

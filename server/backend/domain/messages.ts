@@ -51,7 +51,7 @@ function storable(text: string): boolean {
 /**
  * The messages a user sees: their own, and messages to everyone sent while
  * they had an account. For queries that join users on the user's id.
- * The same rule as server/domain/wallets.ts (calls 4 and 7) uses.
+ * The same rule as server/backend/domain/wallets.ts (calls 4 and 7) uses.
  */
 export function visibleTo(userId: string) {
   return or(

@@ -15,7 +15,7 @@
 // refused. A refused request records nothing, so its key stays free.
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { isTicker, type Ticker } from "../../common/coins.ts";
+import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";

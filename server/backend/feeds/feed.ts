@@ -12,8 +12,8 @@
 //   - offline: true never touches the network: always the snapshot.
 //
 // Env-free: everything comes in through the options.
-import { log } from "../../common/log.ts";
-import { readAtMost } from "../streams.ts";
+import { log } from "../../../common/log.ts";
+import { readAtMost } from "../../host/streams.ts";
 
 export type FeedSourceKind = "live" | "snapshot";
 

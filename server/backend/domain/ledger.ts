@@ -28,7 +28,7 @@
 // atomically with the change.
 import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { isTicker, type Ticker } from "../../common/coins.ts";
+import { isTicker, type Ticker } from "../../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import { ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
@@ -262,7 +262,7 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
 export interface HoldWithdrawalInput {
   walletId: string;
   units: bigint;
-  /** Where to send; validated by the caller (server/domain/addresses.ts). */
+  /** Where to send; validated by the caller (server/backend/domain/addresses.ts). */
   destination: string;
   /** The USD value at request time, a plain decimal string (or null when unknown). */
   amountUsd: string | null;

@@ -11,8 +11,8 @@
 // `cache-control: public, max-age=30`; failures are { success: false, message }
 // with `cache-control: no-store`. A path not listed above answers undefined.
 import { z } from "zod";
-import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
-import { log } from "../../common/log.ts";
+import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
+import { log } from "../../../common/log.ts";
 import { failure, json } from "../api/http.ts";
 import { COINGECKO_URL, fetchCoinGecko, type CoinQuote } from "./crypto-prices.ts";
 import { createCachedSource, type CachedSource, type FeedSourceKind } from "./feed.ts";

@@ -5,7 +5,7 @@
 //
 // Prices are display data: they are kept as the decimal strings the JSON
 // numbers spell, never recomputed.
-import { TICKERS, type Ticker } from "../../common/coins.ts";
+import { TICKERS, type Ticker } from "../../../common/coins.ts";
 import { fetchText } from "./feed.ts";
 
 /** CoinGecko's id of each coin. */

@@ -16,8 +16,8 @@
 // ./http.ts, record 026).
 import { DrizzleQueryError } from "drizzle-orm";
 import type { z } from "zod";
-import { coinFor, type Ticker } from "../../common/coins.ts";
-import { log } from "../../common/log.ts";
+import { coinFor, type Ticker } from "../../../common/coins.ts";
+import { log } from "../../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
 import {
   changePassword,
@@ -90,7 +90,7 @@ export interface ApiHandlerOptions {
    * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
    * over a connection: its addresses and its token (record 026). Default none:
    * only an in-process call (no connection) forwards a visitor's address.
-   * server/host.ts decides this at its edge instead (inspect) and hands the
+   * server/host/host.ts decides this at its edge instead (inspect) and hands the
    * handler the address it believed.
    */
   webTier?: WebTierTrust | undefined;

@@ -54,10 +54,10 @@ export function deriveServerKeys(backendSecret: string): ServerKeys {
 // Passwords
 //
 // Every password that enters is normalised to NFKC first (common/passwords.ts,
-// record 025): server/domain/accounts.ts does it before the functions below,
+// record 025): server/backend/domain/accounts.ts does it before the functions below,
 // which hash exactly what they are given, for the hash and the phrase key alike.
 
-export { normalisePassword, samePassword } from "../../common/passwords.ts";
+export { normalisePassword, samePassword } from "../../../common/passwords.ts";
 
 /** argon2id; `2` is Algorithm.Argon2id (a const enum, which type stripping cannot inline). */
 export const ARGON2_OPTIONS = {

@@ -1,7 +1,7 @@
 // Amounts at the edges: decimal text ⇄ integers of a coin's base unit.
 // Inside Coinkeep an amount is always a bigint of the base unit (satoshi,
 // wei, …; COINS[ticker].decimals); it is never a float.
-import { COINS, type Ticker } from "../../common/coins.ts";
+import { COINS, type Ticker } from "../../../common/coins.ts";
 
 export type AmountProblem = "empty" | "syntax" | "too-large" | "too-many-decimals" | "zero";
 

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import type { AddressEntry } from "./api/http.ts";
+import type { AddressEntry } from "../backend/api/http.ts";
 import { parseTrustProxy, parseWebTierHosts, type TrustEntry } from "./edge.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");

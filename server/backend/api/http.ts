@@ -3,7 +3,7 @@
 // here knows about accounts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { readAtMost } from "../streams.ts";
+import { readAtMost } from "../../host/streams.ts";
 
 export interface Issue {
   path: string;

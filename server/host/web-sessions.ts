@@ -5,8 +5,8 @@
 // deadline, moved forward by activity but never past created_at + the absolute
 // lifetime, and a read finds only a row whose two deadlines are both ahead.
 import { and, eq, gt, lt, sql } from "drizzle-orm";
-import type { AppDb } from "./db/index.ts";
-import { webSessions } from "./db/schema.ts";
+import type { AppDb } from "../backend/db/index.ts";
+import { webSessions } from "../backend/db/schema.ts";
 
 /** As app/context.ts SessionKV (the backend never imports from app/; the shapes must match). */
 export interface SessionKV {

@@ -4,7 +4,7 @@
 // dropped by parseJsonObject before any schema runs. Wrong types and missing fields are
 // still refused. Issue messages never repeat the submitted values.
 import { z } from "zod";
-import { isTicker } from "../../common/coins.ts";
+import { isTicker } from "../../../common/coins.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../domain/crypto.ts";
 
 const platform = z.string();

@@ -2,7 +2,7 @@
 // Every function normalises the e-mail itself, so callers cannot forget to.
 import { randomUUID } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { log } from "../../common/log.ts";
+import { log } from "../../../common/log.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { users, type User } from "../db/schema.ts";
 import {

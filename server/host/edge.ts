@@ -17,7 +17,7 @@ import {
   type AddressEntry,
   type ClientAddress,
   type WebTierCheck,
-} from "./api/http.ts";
+} from "../backend/api/http.ts";
 
 /**
  * The largest form post the web tier reads (413 beyond, before reading it).

@@ -4,7 +4,7 @@
 // States (spec section 4): no row = hasNoWallet; a row without an address =
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
 import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
-import { isTicker, type Ticker } from "../../common/coins.ts";
+import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import {
   ledgerAccounts,
@@ -17,7 +17,7 @@ import {
   type Wallet,
 } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
-import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
+import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../../common/literals.ts";
 import { formatAmount } from "./amounts.ts";
 import {
   balancesForUser,
@@ -99,7 +99,7 @@ export type IssueAddressResult =
 
 /**
  * Gives a requested wallet its deposit address, once. The caller validates the
- * address first (validateAddress in server/domain/addresses.ts) and passes its
+ * address first (validateAddress in server/backend/domain/addresses.ts) and passes its
  * normalised form.
  */
 export async function issueAddress(
