@@ -1,33 +1,36 @@
 // The one way the web tier reaches the backend: the typed client, in-process
 // when the backend runs here, over HTTP when BACKEND_URL points elsewhere.
 import type { RouterContextProvider } from "react-router";
-import { createBackendClient, type BackendFailure } from "./backend.server";
+import { memoize } from "../common/memo";
+import {
+  createHttpClient,
+  createInProcessClient,
+  type BackendClient,
+  type BackendFailure,
+} from "./backend.server";
 import type { AppServices } from "./context";
 import { createPricesClient } from "./prices.server";
 import { services } from "./session.server";
 
-type Client = ReturnType<typeof createBackendClient>;
-const clients = new WeakMap<AppServices, Client>();
-
 /**
- * The backend client for the request behind `context`: every call carries the
- * visitor's address (record 013 counts the abuse limits by it), so no call
- * site can forget to pass it.
+ * The backend client for the request behind `context`, made once per request:
+ * every call carries the visitor's address (record 013 counts the abuse limits
+ * by it), so no call site can forget to pass it, and in-process the request's
+ * credentials are checked once however many calls it makes.
  */
-export function backend(context: Readonly<RouterContextProvider>): Client {
+export const backend: (context: Readonly<RouterContextProvider>) => BackendClient = memoize((context) => {
   const s = services(context);
-  let client = clients.get(s);
-  if (!client) {
-    client = createBackendClient({
+  const clientIp = s.clientAddress?.(context);
+  if (s.backend) return createInProcessClient(s.backend, s.config.platform, clientIp);
+  return createHttpClient(
+    {
       baseUrl: s.config.backendBaseUrl,
       platform: s.config.platform,
-      ...(s.backendFetch ? { fetch: s.backendFetch } : {}),
       ...(s.config.backendToken ? { token: s.config.backendToken } : {}),
-    });
-    clients.set(s, client);
-  }
-  return client.forClient(s.clientAddress?.(context));
-}
+    },
+    clientIp,
+  );
+});
 
 /** The Retry-After an action set, for a route's `headers` (so the page carries it too). */
 export function retryAfterOf(actionHeaders: Headers): Record<string, string> {
@@ -54,7 +57,7 @@ export function waitInWords(seconds: number): string {
 /** The page's message for a limited call (record 013), or null when the failure is another one. */
 export function limitedAnswer(failure: BackendFailure): LimitedAnswer | null {
   if (failure.kind !== "rejected") return null;
-  if (failure.status === 423) {
+  if (failure.code === "account_locked") {
     return {
       message:
         "Too many failed attempts. This account is locked: restore your wallet with your 12-word phrase to unlock it.",
@@ -62,7 +65,7 @@ export function limitedAnswer(failure: BackendFailure): LimitedAnswer | null {
       headers: {},
     };
   }
-  if (failure.status !== 429) return null;
+  if (failure.code !== "too_many_attempts") return null;
   const seconds = failure.retryAfter ?? 60;
   return {
     message: `Too many attempts. Please wait ${waitInWords(seconds)} and try again.`,
@@ -77,21 +80,16 @@ export function transactionsBefore(url: URL): { transactionsBefore: string } | R
   return before && !Number.isNaN(Date.parse(before)) ? { transactionsBefore: before } : {};
 }
 
-type PricesClient = ReturnType<typeof createPricesClient>;
-const pricesClients = new WeakMap<AppServices, PricesClient>();
+/** The second client: the prices service (crypto prices and currency rates), one per host. */
+const pricesOf = memoize((s: AppServices) =>
+  createPricesClient({
+    baseUrl: s.config.pricesBaseUrl,
+    appName: s.config.platform,
+    appUrl: s.config.appUrl,
+    ...(s.pricesFetch ? { fetch: s.pricesFetch } : {}),
+  }),
+);
 
-/** The second client: the prices service (crypto prices and currency rates). */
-export function prices(context: Readonly<RouterContextProvider>): PricesClient {
-  const s = services(context);
-  let client = pricesClients.get(s);
-  if (!client) {
-    client = createPricesClient({
-      baseUrl: s.config.pricesBaseUrl,
-      appName: s.config.platform,
-      appUrl: s.config.appUrl,
-      ...(s.pricesFetch ? { fetch: s.pricesFetch } : {}),
-    });
-    pricesClients.set(s, client);
-  }
-  return client;
+export function prices(context: Readonly<RouterContextProvider>): ReturnType<typeof createPricesClient> {
+  return pricesOf(services(context));
 }

@@ -5,10 +5,6 @@ import { backend } from "./api.server";
 import type { BackendFailure } from "./backend.server";
 import { startUserSession } from "./session.server";
 
-// The backend's login refusals, spelled as it sends them (spec section 8).
-export const USER_NOT_FOUND = "User not found with this email address.";
-export const WRONG_PASSWORD = "Password is inccorect";
-
 export type SignInResult = { ok: true; headers: Headers } | BackendFailure;
 
 export async function signIn(

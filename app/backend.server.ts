@@ -1,21 +1,67 @@
-// The typed client of the backend API (server/backend/api/handler.ts). It only uses
-// fetch: in-process it is handed the API handler itself, otherwise it talks
-// HTTP to the configured base URL.
+// The web tier's backend client: one typed interface (common/contract/client.ts),
+// two transports.
+//   - in-process: the backend's services are called directly with the call's
+//     body parsed by its contract schema — no Request, no JSON — and the
+//     credentials of one web request are checked once (Caller.checked);
+//   - HTTP (BACKEND_URL): the same bodies as JSON to the spec's paths, the
+//     answers checked against the contract's answer schemas.
 //
 // Every call resolves (never throws) to a discriminated union:
-//   { ok: true, data }                                  a 2xx answer of the expected shape
-//   { ok: false, kind: "rejected", status, message }    a 4xx JSON answer; the server's message, unchanged
-//   { ok: false, kind: "network", message }             fetch failed, timed out, 5xx, or an unexpected body
+//   { ok: true, data }                                           an answer of the expected shape
+//   { ok: false, kind: "rejected", code, status, message, … }    a refusal: its stable code, the spec's text
+//   { ok: false, kind: "network", message }                      unreachable, timed out, 5xx, or not the contract
 // Passwords and phrases never appear in any message this client produces.
 import { z } from "zod";
+import {
+  BACKEND_TOKEN_HEADER,
+  CALLS,
+  CLIENT_IP_HEADER,
+  type CallAnswer,
+  type CallInput,
+  type CallName,
+} from "../common/contract/calls";
+import type {
+  BackendClient,
+  BackendNetworkFailure,
+  BackendRejected,
+  BackendResult,
+  BackendServices,
+  Caller,
+  Principal,
+} from "../common/contract/client";
+import { isRefusalCode, refusal, type Refusal } from "../common/contract/refusals";
 import { currentRequest } from "../common/log";
 import { exchange } from "./lib/exchange.server";
 
-export interface BackendClientOptions {
+export type {
+  BackendClient,
+  BackendFailure,
+  BackendNetworkFailure,
+  BackendRejected,
+  BackendResult,
+} from "../common/contract/client";
+export type {
+  ChangePasswordData,
+  CheckLoggedInData,
+  CheckPhraseData,
+  ClientBalancesData,
+  ClientBalancesInput,
+  CreateAccountData,
+  LoginData,
+  NewMessagesCountData,
+  OpenMessageData,
+  RequestMessageData,
+  RequestMessageInput,
+  RequestTransactionData,
+  RequestTransactionInput,
+  RequestWalletData,
+} from "../common/contract/calls";
+
+export interface HttpClientOptions {
   /** e.g. "http://127.0.0.1:3000/api" */
   baseUrl: string;
   platform: string;
-  /** In-process: the API handler. Default: globalThis.fetch. */
+  /** Default: globalThis.fetch. */
   fetch?: (request: Request) => Promise<Response>;
   /** Default 10 000 ms. */
   timeoutMs?: number;
@@ -27,230 +73,75 @@ export interface BackendClientOptions {
   token?: string;
 }
 
-const createAccountData = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  newUserId: z.string(),
-  twelveWords: z.array(z.string()),
-});
-
-const loginData = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  user: z.object({ email: z.string(), twelveWords: z.string() }),
-});
-
-const checkLoggedInData = z.object({
-  success: z.literal(true),
-  user: z.object({ email: z.string(), userId: z.string() }),
-});
-
-const messageData = z.object({ success: z.literal(true), message: z.string() });
-
-const rejectionBody = z.object({ message: z.string() });
-const sentTransaction = z.object({
-  id: z.string(),
-  date: z.string(),
-  wallet_id: z.string(),
-  recipient_wallet: z.string(),
-  amount_in_crypto: z.string(),
-  amount_in_dollar: z.string().nullable(),
-  transaction_crypto: z.string(),
-  status: z.string(),
-});
-const requestTransactionData = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  transaction: sentTransaction,
-});
-
-const newMessagesCountData = z.object({ newMessagesCount: z.number().int().min(0) });
-
-const openMessageData = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  open_status: z.literal(1),
-});
-
-/** The fields a refused call-12 message names, each with the text the sender sees. */
-const issuesBody = z.object({
-  issues: z.array(z.object({ path: z.string(), message: z.string() })),
-});
-
-const amount = z.string().regex(/^\d+(\.\d+)?$/u);
-
-const clientBalancesData = z.object({
-  balances: z.record(z.string(), amount),
-  wallets: z.array(z.object({ id: z.string(), wallet_crypto: z.string(), wallet_address: z.string() })),
-  transactions: z.array(
-    z.object({
-      id: z.string(),
-      date: z.string(),
-      wallet_id: z.string(),
-      recipient_wallet: z.string(),
-      amount_in_crypto: amount,
-      amount_in_dollar: z.string().nullable(),
-      transaction_id: z.string(),
-      transaction_crypto: z.string(),
-      status: z.string(),
-    }),
-  ),
-  messages: z.array(
-    z.object({ id: z.string(), created_at: z.string(), message: z.string(), open_status: z.number() }),
-  ),
-});
-
-export type CreateAccountData = z.infer<typeof createAccountData>;
-export type LoginData = z.infer<typeof loginData>;
-export type CheckLoggedInData = z.infer<typeof checkLoggedInData>;
-export type CheckPhraseData = z.infer<typeof messageData>;
-export type ChangePasswordData = z.infer<typeof messageData>;
-export type ClientBalancesData = z.infer<typeof clientBalancesData>;
-export type RequestWalletData = z.infer<typeof messageData>;
-export type NewMessagesCountData = z.infer<typeof newMessagesCountData>;
-export type RequestTransactionData = z.infer<typeof requestTransactionData>;
-export type OpenMessageData = z.infer<typeof openMessageData>;
-export type RequestMessageData = z.infer<typeof messageData>;
-
-export interface BackendIssue {
-  /** The request body's field, e.g. "comment". */
-  path: string;
-  message: string;
-}
-
-export interface BackendRejected {
-  ok: false;
-  kind: "rejected";
-  status: number;
-  message: string;
-  /** Only requestMessage: the refused fields, when the backend names them. */
-  issues?: BackendIssue[];
-  /** A 429's Retry-After, in whole seconds (record 013). */
-  retryAfter?: number;
-}
-
-export interface BackendNetworkFailure {
-  ok: false;
-  kind: "network";
-  message: string;
-}
-
-export type BackendFailure = BackendRejected | BackendNetworkFailure;
-
-export type BackendResult<T> = { ok: true; data: T } | BackendFailure;
-
-export interface CreateAccountInput {
-  email: string;
-  password: string;
-  passwordConfirmed: string;
-}
-
-export interface LoginInput {
-  email: string;
-  password: string;
-  /**
-   * Our addition to call 2 (record 015): why the password is checked, for the
-   * audit log — the security page's phrase reveal, or the restore flow's
-   * e-mail lookup. Absent: a sign-in.
-   */
-  purpose?: "reveal" | "restore";
-}
-
-export interface PhraseInput {
-  email: string;
-  twelveWords: string[];
-}
-
-export interface ChangePasswordInput {
-  email: string;
-  twelveWords: string[];
-  password: string;
-  confirmPassword: string;
-}
-
-export interface ClientBalancesInput extends PhraseInput {
-  /** Newest first; at most this many transactions (1..1000). */
-  transactionsLimit?: number;
-  /** Only transactions older than this ISO date (paging). */
-  transactionsBefore?: string;
-  /** Only this coin's transactions (a wallet page). */
-  transactionsCoin?: string;
-}
-
-export interface RequestTransactionInput extends PhraseInput {
-  walletId: string;
-  /** Decimal text, at most 4 decimals. */
-  amount: string;
-  /** The client's USD figure (the server prices the send itself). */
-  amountInUsd: string;
-  receiverWalletAddress: string;
-  /** Issued with the form: the same key again answers the first answer and sends nothing. */
-  idempotencyKey?: string;
-}
-
-export interface OpenMessageInput extends PhraseInput {
-  messageId: string;
-}
-
-/** Call 12: the support modal's message, or the public contact form's. */
-export type RequestMessageInput =
-  | { kind: "support"; email: string; fullName: string; phone: string; comment: string }
-  | { kind: "contact"; email: string; comment: string };
-
-export interface CallerOptions {
-  /**
-   * The visitor's IP address, forwarded in X-Coinkeep-Client-Ip: the backend
-   * records it (call 12, record 011) and counts its abuse limits by it (record
-   * 013). Every method takes it; it wins over the client's default (forClient).
-   */
-  clientIp?: string | undefined;
-}
-
-/** Call 12's options: the caller's, as for every call. */
-export type RequestMessageOptions = CallerOptions;
-
-export interface BackendClient {
-  createAccount(input: CreateAccountInput, opts?: CallerOptions): Promise<BackendResult<CreateAccountData>>;
-  login(input: LoginInput, opts?: CallerOptions): Promise<BackendResult<LoginData>>;
-  checkLoggedIn(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<CheckLoggedInData>>;
-  checkPhrase(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<CheckPhraseData>>;
-  changePassword(
-    input: ChangePasswordInput,
-    opts?: CallerOptions,
-  ): Promise<BackendResult<ChangePasswordData>>;
-  clientBalances(
-    input: ClientBalancesInput,
-    opts?: CallerOptions,
-  ): Promise<BackendResult<ClientBalancesData>>;
-  requestWallet(
-    input: PhraseInput & { ticker: string },
-    opts?: CallerOptions,
-  ): Promise<BackendResult<RequestWalletData>>;
-  newMessagesCount(input: PhraseInput, opts?: CallerOptions): Promise<BackendResult<NewMessagesCountData>>;
-  requestTransaction(
-    input: RequestTransactionInput,
-    opts?: CallerOptions,
-  ): Promise<BackendResult<RequestTransactionData>>;
-  openMessage(input: OpenMessageInput, opts?: CallerOptions): Promise<BackendResult<OpenMessageData>>;
-  requestMessage(
-    input: RequestMessageInput,
-    opts?: CallerOptions,
-  ): Promise<BackendResult<RequestMessageData>>;
-  /** The same client with every call made for this visitor (their address forwarded). */
-  forClient(clientIp: string | undefined): BackendClient;
-}
-
 const DEFAULT_TIMEOUT_MS = 10_000;
 
-/** As server/backend/api/http.ts CLIENT_IP_HEADER and BACKEND_TOKEN_HEADER. */
-const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
-const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";
+const CALL_NAMES = Object.keys(CALLS) as CallName[];
 
-interface CallOptions {
-  headers?: Record<string, string>;
-  /** Keep the `issues` of a refusal (only call 12 names fields the user can correct). */
-  keepIssues?: boolean;
+/** A client whose every method is `run(name, input)`. */
+function clientOf(
+  run: <N extends CallName>(name: N, input: CallInput<N>) => Promise<BackendResult<CallAnswer<N>>>,
+): BackendClient {
+  return Object.fromEntries(
+    CALL_NAMES.map((name) => [name, (input: CallInput<typeof name>) => run(name, input)]),
+  ) as BackendClient;
 }
+
+function rejected(refused: Refusal): BackendRejected {
+  return { ...refused, kind: "rejected" };
+}
+
+function network(message: string): BackendNetworkFailure {
+  return { ok: false, kind: "network", message };
+}
+
+// ---------------------------------------------------------------------------
+// In-process.
+
+/**
+ * The client for one web request over the backend's own services. `clientIp`
+ * is the visitor's address the host believed (the abuse limits count by it,
+ * call 12 records it). Make one per request: it remembers whose credentials
+ * it already checked, and only for that request.
+ */
+export function createInProcessClient(
+  services: BackendServices,
+  platform: string,
+  clientIp: string | undefined,
+): BackendClient {
+  const checked = new Map<string, Principal>();
+  return clientOf(async (name, input) => {
+    // The address the host believed for the request this call runs under, unless given.
+    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked };
+    // The body the HTTP transport would send, parsed by the same schema the HTTP handler uses.
+    const parsed = CALLS[name].body.safeParse({ ...CALLS[name].wire(input as never), platform });
+    if (!parsed.success) {
+      const issues = parsed.error.issues.map((i) => ({
+        path: i.path.map(String).join("."),
+        message: i.message,
+      }));
+      return rejected(refusal("invalid_request", { issues }));
+    }
+    const service = services[name] as (
+      body: unknown,
+      who: Caller,
+    ) => Promise<{ ok: true; data: CallAnswer<typeof name> } | Refusal>;
+    const outcome = await service(parsed.data, caller);
+    if (outcome.ok) return { ok: true, data: outcome.data };
+    // As over HTTP: a fault of the backend's (logged there) is not a refusal.
+    return outcome.status >= 500
+      ? network(`The backend failed (status ${outcome.status}).`)
+      : rejected(outcome);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// HTTP.
+
+const refusalBody = z.object({
+  code: z.string(),
+  message: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});
 
 /**
  * What the backend learns about the visitor's request (record 015): its id, so
@@ -267,46 +158,35 @@ function forwardedRequestHeaders(): Record<string, string> {
   };
 }
 
-function network(message: string): BackendNetworkFailure {
-  return { ok: false, kind: "network", message };
-}
-
 /** Retry-After in whole seconds (the backend sends delta-seconds), or undefined. */
 function retryAfterSeconds(value: string | null): number | undefined {
   const text = value?.trim() ?? "";
   return /^\d{1,10}$/u.test(text) ? Number(text) : undefined;
 }
 
-export function createBackendClient(opts: BackendClientOptions, defaultClientIp?: string): BackendClient {
-  /** The visitor's address for one call: the caller's, else the client's default. */
-  const visitor = (callerOpts: CallerOptions): Record<string, string> => {
-    const clientIp = callerOpts.clientIp ?? defaultClientIp;
-    return clientIp === undefined ? {} : { [CLIENT_IP_HEADER]: clientIp };
-  };
+/** The client over HTTP, for the visitor at `clientIp` (forwarded in X-Coinkeep-Client-Ip). */
+export function createHttpClient(opts: HttpClientOptions, clientIp?: string): BackendClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
   const token: Record<string, string> = opts.token ? { [BACKEND_TOKEN_HEADER]: opts.token } : {};
+  const visitor: Record<string, string> = clientIp === undefined ? {} : { [CLIENT_IP_HEADER]: clientIp };
 
-  async function call<T>(
-    path: string,
-    body: Record<string, unknown>,
-    schema: z.ZodType<T>,
-    callOpts: CallOptions = {},
-  ): Promise<BackendResult<T>> {
+  return clientOf(async (name, input) => {
+    const spec = CALLS[name];
     const answer = await exchange(
       send,
-      `${baseUrl}${path}`,
+      `${baseUrl}${spec.path}`,
       {
         method: "POST",
         headers: {
           ...forwardedRequestHeaders(),
-          ...callOpts.headers,
+          ...visitor,
           ...token,
           "content-type": "application/json",
           accept: "application/json",
         },
-        body: JSON.stringify({ ...body, platform: opts.platform }),
+        body: JSON.stringify({ ...spec.wire(input as never), platform: opts.platform }),
       },
       timeoutMs,
     );
@@ -326,133 +206,23 @@ export function createBackendClient(opts: BackendClientOptions, defaultClientIp?
       return network(`The backend answered with a non-JSON body (status ${status}).`);
     }
     if (status >= 400) {
-      const rejection = rejectionBody.safeParse(parsed);
-      if (!rejection.success) return network(`The backend answered status ${status} without a message.`);
-      const issues = callOpts.keepIssues ? issuesBody.safeParse(parsed) : undefined;
+      const body = refusalBody.safeParse(parsed);
+      if (!body.success || !isRefusalCode(body.data.code)) {
+        return network(`The backend answered status ${status} without a refusal code.`);
+      }
       const retryAfter = status === 429 ? retryAfterSeconds(answer.headers.get("retry-after")) : undefined;
-      return {
+      return rejected({
         ok: false,
-        kind: "rejected",
+        code: body.data.code,
         status,
-        message: rejection.data.message,
-        ...(issues?.success ? { issues: issues.data.issues } : {}),
+        message: body.data.message,
+        ...(body.data.issues ? { issues: body.data.issues } : {}),
         ...(retryAfter === undefined ? {} : { retryAfter }),
-      };
+      });
     }
     if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
-    const data = schema.safeParse(parsed);
+    const data = spec.answer.safeParse(parsed);
     if (!data.success) return network("The backend answered with an unexpected body.");
-    return { ok: true, data: data.data };
-  }
-
-  return {
-    createAccount: (input, callerOpts = {}) =>
-      call(
-        "/aml-authentication",
-        { email: input.email, password: input.password, passwordConfirmed: input.passwordConfirmed },
-        createAccountData,
-        { headers: visitor(callerOpts) },
-      ),
-    login: (input, callerOpts = {}) =>
-      call(
-        "/aml-authorization",
-        {
-          email: input.email,
-          password: input.password,
-          ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
-        },
-        loginData,
-        { headers: visitor(callerOpts) },
-      ),
-    checkLoggedIn: (input, callerOpts = {}) =>
-      call(
-        "/check-if-logged-in",
-        { email: input.email, twelveWords: input.twelveWords.join(" ") },
-        checkLoggedInData,
-        { headers: visitor(callerOpts) },
-      ),
-    checkPhrase: (input, callerOpts = {}) =>
-      call(
-        "/request-change-password",
-        { email: input.email, twelveWords: input.twelveWords.join(" ") },
-        messageData,
-        { headers: visitor(callerOpts) },
-      ),
-    changePassword: (input, callerOpts = {}) =>
-      call(
-        "/aml-client-change-password",
-        {
-          email: input.email,
-          twelveWords: input.twelveWords.join(" "),
-          password: input.password,
-          confirmPassword: input.confirmPassword,
-        },
-        messageData,
-        { headers: visitor(callerOpts) },
-      ),
-    clientBalances: (input, callerOpts = {}) =>
-      call(
-        "/aml-client-balances",
-        {
-          email: input.email,
-          twelveWords: input.twelveWords.join(" "),
-          ...(input.transactionsLimit !== undefined ? { transactions_limit: input.transactionsLimit } : {}),
-          ...(input.transactionsBefore !== undefined
-            ? { transactions_before: input.transactionsBefore }
-            : {}),
-          ...(input.transactionsCoin !== undefined ? { transactions_coin: input.transactionsCoin } : {}),
-        },
-        clientBalancesData,
-        { headers: visitor(callerOpts) },
-      ),
-    requestWallet: (input, callerOpts = {}) =>
-      call(
-        "/request-nonbtc-wallet",
-        { email: input.email, twelveWords: input.twelveWords.join(" "), request_text: input.ticker },
-        messageData,
-        { headers: visitor(callerOpts) },
-      ),
-    // Call 7 spells the field `twelvewords` (spec section 7).
-    newMessagesCount: (input, callerOpts = {}) =>
-      call(
-        "/aml-new-messages-count",
-        { email: input.email, twelvewords: input.twelveWords.join(" ") },
-        newMessagesCountData,
-        { headers: visitor(callerOpts) },
-      ),
-    requestTransaction: (input, callerOpts = {}) =>
-      call(
-        "/request-transaction",
-        {
-          email: input.email,
-          twelveWords: input.twelveWords.join(" "),
-          amount: input.amount,
-          amount_in_usd: input.amountInUsd,
-          receiver_wallet_address: input.receiverWalletAddress,
-          wallet_id: input.walletId,
-          ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
-        },
-        requestTransactionData,
-        { headers: visitor(callerOpts) },
-      ),
-    // Call 8: our contract also takes the caller's credentials (record 011).
-    openMessage: (input, callerOpts = {}) =>
-      call(
-        "/aml-message-open-status",
-        { email: input.email, twelveWords: input.twelveWords.join(" "), messageId: input.messageId },
-        openMessageData,
-        { headers: visitor(callerOpts) },
-      ),
-    // Call 12: the body's shape tells the backend which form sent it; no credentials.
-    requestMessage: (input, callerOpts = {}) =>
-      call(
-        "/request-message",
-        input.kind === "support"
-          ? { email: input.email, full_name: input.fullName, phone: input.phone, comment: input.comment }
-          : { email: input.email, comment: input.comment },
-        messageData,
-        { keepIssues: true, headers: visitor(callerOpts) },
-      ),
-    forClient: (clientIp) => createBackendClient(opts, clientIp),
-  };
+    return { ok: true, data: data.data as CallAnswer<typeof name> };
+  });
 }

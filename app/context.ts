@@ -2,6 +2,7 @@
 // configuration, how to reach the backend, and where sessions are kept.
 // The web tier never opens the database itself; the host injects the store.
 import { createContext, type RouterContextProvider } from "react-router";
+import type { BackendServices } from "../common/contract/client";
 
 export interface WebConfig {
   platform: string;
@@ -57,8 +58,8 @@ export interface SessionKV {
 
 export interface AppServices {
   config: WebConfig;
-  /** In-process backend (the API handler itself); undefined when it is remote. */
-  backendFetch: ((request: Request) => Promise<Response>) | undefined;
+  /** The in-process backend's services (called directly); undefined when it is remote (BACKEND_URL). */
+  backend: BackendServices | undefined;
   /** In-process prices service; undefined when it is remote. */
   pricesFetch: ((request: Request) => Promise<Response>) | undefined;
   sessions: SessionKV;

@@ -3,18 +3,16 @@
 import { data, type RouterContextProvider } from "react-router";
 import { CSRF, CSRFError } from "remix-utils/csrf/server";
 import { Honeypot, SpamError } from "remix-utils/honeypot/server";
+import { memoize } from "../common/memo";
 import type { AppServices } from "./context";
 import { services } from "./session.server";
 import { createSignedCookie } from "./signed-cookie.server";
 
 const HONEYPOT_FIELD_NAME = "ck_name__confirm";
-const csrfs = new WeakMap<AppServices, CSRF>();
-const honeypots = new WeakMap<AppServices, Honeypot>();
-
-export function csrfFor(s: AppServices): CSRF {
-  let csrf = csrfs.get(s);
-  if (!csrf) {
-    csrf = new CSRF({
+/** One CSRF checker per host's services. */
+export const csrfFor: (s: AppServices) => CSRF = memoize(
+  (s) =>
+    new CSRF({
       cookie: createSignedCookie(s.config.cookieSecure ? "__Host-ck_csrf" : "ck_csrf", {
         httpOnly: true,
         sameSite: "lax",
@@ -23,25 +21,19 @@ export function csrfFor(s: AppServices): CSRF {
         secrets: [s.config.sessionSecret],
       }),
       secret: s.config.sessionSecret,
-    });
-    csrfs.set(s, csrf);
-  }
-  return csrf;
-}
+    }),
+);
 
-export function honeypotFor(s: AppServices): Honeypot {
-  let honeypot = honeypots.get(s);
-  if (!honeypot) {
-    honeypot = new Honeypot({
+/** One honeypot per host's services. */
+export const honeypotFor: (s: AppServices) => Honeypot = memoize(
+  (s) =>
+    new Honeypot({
       nameFieldName: HONEYPOT_FIELD_NAME,
       validFromFieldName: "ck_from__confirm",
       // Stable across processes, so a form rendered by one process validates on another.
       encryptionSeed: s.config.sessionSecret,
-    });
-    honeypots.set(s, honeypot);
-  }
-  return honeypot;
-}
+    }),
+);
 
 /** Reads the posted form and checks its CSRF token. */
 export async function readForm(

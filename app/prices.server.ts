@@ -12,6 +12,7 @@
 // change 0), as the spec asks of this client.
 import { z } from "zod";
 import { COINS, TICKERS } from "../common/coins";
+import { USDT_USD_PRICE } from "../common/contract/amounts";
 import { exchange } from "./lib/exchange.server";
 
 export interface PricesClientOptions {
@@ -75,7 +76,7 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 
 const USDT_ENTRY: CryptoPriceEntry = {
   ticker: "USDT",
-  last_price: "1",
+  last_price: USDT_USD_PRICE,
   todays_change_perc: "0",
   currency: { name: COINS.USDT.name, ticker: "USDT", short_name: "usdt" },
 };

@@ -4,9 +4,10 @@
 import { randomBytes } from "node:crypto";
 import { data, redirect, type RouterContextProvider } from "react-router";
 import type { Ticker } from "../common/coins";
+import { AMOUNT_FORMAT } from "../common/contract/amounts";
 import { log } from "../common/log";
 import { backend } from "./api.server";
-import { parseDecimal, ZERO } from "./lib/decimal";
+import { parseDecimal, ZERO } from "../common/decimal";
 import {
   amountToSend,
   checkSend,
@@ -19,11 +20,10 @@ import {
   sendFailureMessage,
   sendPrice,
   usdValueOf,
-  AMOUNT_FORMAT,
   type SendErrors,
   type SendValues,
 } from "./send";
-import { loadWalletView } from "./wallet-view.server";
+import { forgetWalletView, loadWalletView } from "./wallet-view.server";
 
 /** The intents of the send form's buttons. */
 export const SEND_INTENTS = ["convert-coin", "convert-fiat", "full", "review", "edit", "confirm"] as const;
@@ -79,26 +79,29 @@ export async function sendAction({
   context: Readonly<RouterContextProvider>;
   ticker: Ticker;
 }) {
-  const { user, view } = await loadWalletView(request, context);
-  const path = `/wallet/${ticker.toLowerCase()}`;
-  const row = view.rows.find((r) => r.ticker === ticker);
-  // Only a wallet with an address can send (spec section 4): otherwise show the page as it is.
-  if (!row || row.state !== "issued" || !row.walletId) throw redirect(path);
-  const walletId = row.walletId;
-
   const values = readValues(formData);
   const posted = formData.get("key");
   const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
   let key = keyOk ? posted : newSendKey();
-  const price = sendPrice(ticker, row.price);
-  const multiplier = parseDecimal(view.multiplier) ?? { units: 1n, scale: 0 };
-  const noPrice = `No ${ticker} price is available right now, so the amounts cannot be converted.`;
 
   const reply = (
     step: SendReply["step"],
     errors: SendErrors = {},
     { invalid = [], status = 200 }: { invalid?: (keyof SendValues)[]; status?: number } = {},
   ) => data({ send: { step, values, key, errors, invalid } satisfies SendReply }, { status });
+
+  // The wallet, its price and the display currency's rate: one load per
+  // request, which the page's loaders that render this answer share (an
+  // answered step costs no second load; only a Confirm's redirect loads anew).
+  const { user, view } = await loadWalletView(request, context);
+  const path = `/wallet/${ticker.toLowerCase()}`;
+  const row = view.rows.find((r) => r.ticker === ticker);
+  // Only a wallet with an address can send (spec section 4): otherwise show the page as it is.
+  if (!row || row.state !== "issued" || !row.walletId) throw redirect(path);
+  const walletId = row.walletId;
+  const price = sendPrice(ticker, row.price);
+  const multiplier = parseDecimal(view.multiplier) ?? { units: 1n, scale: 0 };
+  const noPrice = `No ${ticker} price is available right now, so the amounts cannot be converted.`;
 
   switch (intent) {
     case "edit":
@@ -156,10 +159,14 @@ export async function sendAction({
       // A refusal is final: the next try is a new request, with a new key. After a network
       // failure the outcome is unknown: the same key again cannot send twice.
       if (answer.kind === "rejected") key = newSendKey();
-      else log.warn("Send failed", { reason: answer.message });
+      else {
+        log.warn("Send failed", { reason: answer.message });
+        // The send may have happened: the page shows balances read afresh.
+        forgetWalletView(context);
+      }
       return reply(
         "form",
-        { form: [sendFailureMessage(answer.message)] },
+        { form: [sendFailureMessage(answer)] },
         {
           status: answer.kind === "rejected" ? 400 : 502,
         },

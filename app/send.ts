@@ -4,6 +4,15 @@
 // decimal arithmetic throughout; never a float.
 import { z } from "zod";
 import {
+  AMOUNT_COMPLETE,
+  AMOUNT_FORMAT,
+  AMOUNT_TYPING,
+  FIAT_DECIMALS,
+  fixedUsdPrice,
+  SEND_DECIMALS,
+} from "../common/contract/amounts";
+import type { BackendFailure } from "../common/contract/client";
+import {
   divide,
   isPositive,
   multiply,
@@ -12,22 +21,10 @@ import {
   toFixed,
   toPlain,
   type Decimal,
-} from "./lib/decimal";
-
-/** Spec section 9: at most 4 decimals when sending. */
-export const SEND_DECIMALS = 4;
-/** Fiat amounts are shown with 2 decimals (spec section 9). */
-export const FIAT_DECIMALS = 2;
+} from "../common/decimal";
 
 export const FILL_OUT_ALL_FIELDS = "Please fill out all fields.";
-export const INSUFFICIENT_BALANCE = "Insufficient balance.";
-export const AMOUNT_FORMAT = "Use digits and one dot, with at most 4 decimals (for example 0.5).";
 export const AMOUNT_POSITIVE = "Enter an amount greater than 0.";
-
-/** What an amount input may hold while typing: digits, one dot, at most 4 decimals ('.' and '0.' too). */
-const TYPING = /^\d*\.?\d{0,4}$/u;
-/** What a submitted amount must look like: the same, with at least one digit. */
-const COMPLETE = /^(?:\d+\.?\d{0,4}|\.\d{1,4})$/u;
 
 /** The three values of the send form, as typed. */
 export interface SendValues {
@@ -40,13 +37,13 @@ export const EMPTY_SEND_VALUES: SendValues = { address: "", coin: "", fiat: "" }
 
 /** Whether an amount input may take this text (a keystroke that leaves it otherwise is refused). */
 export function acceptsAmountInput(text: string): boolean {
-  return TYPING.test(text);
+  return AMOUNT_TYPING.test(text);
 }
 
 /** A finished amount as an exact decimal ("0.5", ".5", "5."), or undefined. */
 export function parseAmount(text: string): Decimal | undefined {
   const trimmed = text.trim();
-  if (!COMPLETE.test(trimmed)) return undefined;
+  if (!AMOUNT_COMPLETE.test(trimmed)) return undefined;
   const [whole = "", fraction = ""] = trimmed.split(".");
   return parseDecimal(`${whole || "0"}${fraction ? `.${fraction}` : ""}`);
 }
@@ -56,8 +53,7 @@ export function parseAmount(text: string): Decimal | undefined {
  * other coins their last price, when one is known and positive.
  */
 export function sendPrice(ticker: string, lastPrice: string | null): Decimal | undefined {
-  if (ticker === "USDT") return { units: 1n, scale: 0 };
-  const price = parseDecimal(lastPrice);
+  const price = parseDecimal(fixedUsdPrice(ticker) ?? lastPrice);
   return price && isPositive(price) ? price : undefined;
 }
 
@@ -167,7 +163,13 @@ export function emptyFields(values: SendValues): (keyof SendValues)[] {
   return (["address", "coin", "fiat"] as const).filter((name) => !values[name].trim());
 }
 
-/** The message shown when call 6 refuses or fails (spec section 8). */
-export function sendFailureMessage(message: string): string {
-  return message === INSUFFICIENT_BALANCE ? INSUFFICIENT_BALANCE : `Transaction failed: ${message}`;
+/**
+ * The message shown when call 6 refuses or fails (spec section 8): an
+ * insufficient balance as the backend words it, anything else as
+ * 'Transaction failed: …'. Decided by the refusal's code, never its text.
+ */
+export function sendFailureMessage(failure: BackendFailure): string {
+  return failure.kind === "rejected" && failure.code === "insufficient_balance"
+    ? failure.message
+    : `Transaction failed: ${failure.message}`;
 }

@@ -8,6 +8,7 @@
 // Every request that reads a live session is activity, except the signed-in
 // shell's background poll of the unread count; its 60 s data refresh runs only
 // while the user touches the page: a tab left open still times out.
+import { memoize } from "../common/memo";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
   createSession,
@@ -102,20 +103,23 @@ function open(secret: string, token: string, blob: string): unknown {
   }
 }
 
+/** What one request read of its session: the cookie's token and the live row's data (null: none). */
+interface SessionRead {
+  token: string | null;
+  data: SessionData | null;
+}
+
 interface Sessions {
   storage: SessionStorage<SessionData, FlashData>;
   cookie: Cookie;
-  /** The session behind a Cookie header: a live row's, else a fresh anonymous one. */
-  load(cookieHeader: string | null, activity: boolean): Promise<AppSession>;
+  /** The token and live data behind a Cookie header (a forged, stale or missing cookie reads as none). */
+  load(cookieHeader: string | null, activity: boolean): Promise<SessionRead>;
   /** Commits the session's data under a new token; returns the token and the Set-Cookie value. */
   rotate(session: AppSession): Promise<{ token: string; setCookie: string }>;
 }
 
-const known = new WeakMap<AppServices, Sessions>();
-
-function sessionsFor(s: AppServices): Sessions {
-  const found = known.get(s);
-  if (found) return found;
+/** The session machinery, made once per host's services. */
+const sessionsFor = memoize((s: AppServices): Sessions => {
   const { sessionSecret, cookieSecure } = s.config;
   const kv = s.sessions;
   const cookie = createSignedCookie(cookieSecure ? "__Host-ck_session" : "ck_session", {
@@ -173,15 +177,12 @@ function sessionsFor(s: AppServices): Sessions {
       } catch {
         token = null;
       }
-      if (typeof token !== "string") return createSession<SessionData, FlashData>();
-      const data = await read(token, activity);
-      if (!data) return createSession<SessionData, FlashData>();
-      return createSession<SessionData, FlashData>(data, token);
+      if (typeof token !== "string") return { token: null, data: null };
+      return { token, data: await read(token, activity) };
     },
   };
-  known.set(s, sessions);
   return sessions;
-}
+});
 
 export function sessionStorageFor(s: AppServices): SessionStorage<SessionData, FlashData> {
   return sessionsFor(s).storage;
@@ -202,11 +203,40 @@ const rotatedIn = new WeakMap<
   { cookie: string | null; session: AppSession }
 >();
 
+/**
+ * The session each request read, by request context: the root loader, the
+ * layout's and the page's (and an action before them) each ask for the
+ * session, and the store is read once per request. Each caller gets its own
+ * Session object over a copy of the data, as if it had read the row itself;
+ * a commit or destroy within the request updates what later callers get.
+ */
+const readIn = new WeakMap<
+  Readonly<RouterContextProvider>,
+  { cookie: string | null; read: Promise<SessionRead> }
+>();
+
 export async function getSession(request: Request, context: Readonly<RouterContextProvider>) {
   const cookie = request.headers.get("Cookie");
   const rotated = rotatedIn.get(context);
   if (rotated && rotated.cookie === cookie) return rotated.session;
-  return sessionsFor(services(context)).load(cookie, isActivity(request));
+  let entry = readIn.get(context);
+  if (!entry || entry.cookie !== cookie) {
+    entry = { cookie, read: sessionsFor(services(context)).load(cookie, isActivity(request)) };
+    readIn.set(context, entry);
+  }
+  const { token, data } = await entry.read;
+  if (token === null || data === null) return createSession<SessionData, FlashData>();
+  return createSession<SessionData, FlashData>(structuredClone(data), token);
+}
+
+/** After a commit or destroy of `token` within this request: what later readers of it see. */
+function rememberWrite(context: Readonly<RouterContextProvider>, token: string, data: SessionData | null) {
+  const entry = readIn.get(context);
+  if (!entry) return;
+  const read = entry.read.then((was) =>
+    was.token === token ? { token, data: data && structuredClone(data) } : was,
+  );
+  readIn.set(context, { cookie: entry.cookie, read });
 }
 
 /**
@@ -222,7 +252,9 @@ export async function endSessionsOf(
 }
 
 export async function commitSession(session: AppSession, context: Readonly<RouterContextProvider>) {
-  return sessionStorageFor(services(context)).commitSession(session);
+  const setCookie = await sessionStorageFor(services(context)).commitSession(session);
+  if (session.id) rememberWrite(context, session.id, session.data as SessionData);
+  return setCookie;
 }
 
 /**
@@ -249,6 +281,7 @@ export async function commitRotatedSession(
 
 export async function destroySession(session: AppSession, context: Readonly<RouterContextProvider>) {
   rotatedIn.delete(context);
+  if (session.id) rememberWrite(context, session.id, null);
   return sessionStorageFor(services(context)).destroySession(session);
 }
 
@@ -266,7 +299,10 @@ export async function startUserSession(
   const old = await getSession(request, context);
   rotatedIn.delete(context);
   const headers = new Headers();
-  if (old.id) headers.append("Set-Cookie", await storage.destroySession(old));
+  if (old.id) {
+    rememberWrite(context, old.id, null);
+    headers.append("Set-Cookie", await storage.destroySession(old));
+  }
   const fresh = createSession<SessionData, FlashData>();
   fresh.set("user", user);
   headers.append("Set-Cookie", await storage.commitSession(fresh));

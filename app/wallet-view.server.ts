@@ -3,10 +3,11 @@
 // the backend (call 4) and two to the prices service (prices, rates).
 import { redirect, type RouterContextProvider } from "react-router";
 import { COINS, TICKERS, type Ticker } from "../common/coins";
+import { USDT_USD_PRICE } from "../common/contract/amounts";
 import { NOT_ADDED_YET } from "../common/literals";
 import { backend, prices } from "./api.server";
 import type { ClientBalancesData } from "./backend.server";
-import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "./lib/decimal";
+import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal";
 import { isCurrency, type Currency } from "./lib/format";
 import { log } from "../common/log";
 import { destroySession, requireUser, type SignedInUser } from "./session.server";
@@ -50,11 +51,33 @@ function plain(value: Decimal): string {
   return toFixed(value, Math.min(value.scale, 30));
 }
 
-/** The signed-in user, their balances (call 4) and today's prices and rates. */
-export async function loadWalletView(
-  request: Request,
-  context: Readonly<RouterContextProvider>,
-): Promise<{ user: SignedInUser; view: WalletView; balances: ClientBalancesData | null }> {
+type Loaded = { user: SignedInUser; view: WalletView; balances: ClientBalancesData | null };
+
+/**
+ * The view each request loaded, by request context: the layout's loader, and
+ * a send step's action before it, share one load (one call 4, one prices and
+ * one rates read) instead of each making their own.
+ */
+const loadedIn = new WeakMap<Readonly<RouterContextProvider>, Promise<Loaded>>();
+
+/** The signed-in user, their balances (call 4) and today's prices and rates; once per request. */
+export function loadWalletView(request: Request, context: Readonly<RouterContextProvider>): Promise<Loaded> {
+  let loaded = loadedIn.get(context);
+  if (!loaded) {
+    loaded = load(request, context);
+    loadedIn.set(context, loaded);
+    // A failed load (a redirect to sign in, an error) is not kept.
+    loaded.catch(() => loadedIn.delete(context));
+  }
+  return loaded;
+}
+
+/** After a change within this request (a send whose outcome is unknown): the next load reads afresh. */
+export function forgetWalletView(context: Readonly<RouterContextProvider>): void {
+  loadedIn.delete(context);
+}
+
+async function load(request: Request, context: Readonly<RouterContextProvider>): Promise<Loaded> {
   const { session, user } = await requireUser(request, context);
   const [balances, priceList, rates] = await Promise.all([
     backend(context).clientBalances({ email: user.email, twelveWords: user.words, transactionsLimit: 1 }),
@@ -63,7 +86,7 @@ export async function loadWalletView(
   ]);
 
   // The stored e-mail and words no longer check out (spec section 4): sign out.
-  if (!balances.ok && balances.kind === "rejected" && balances.status === 401) {
+  if (!balances.ok && balances.kind === "rejected" && balances.code === "invalid_credentials") {
     throw redirect("/", { headers: { "Set-Cookie": await destroySession(session, context) } });
   }
   if (!balances.ok) log.warn("Error fetching client balances", { reason: balances.message });
@@ -90,7 +113,10 @@ export async function loadWalletView(
     }
   }
   // Spec section 9: the USDT price is fixed at 1, whatever a feed says.
-  priceBy.set("USDT", { price: { units: 1n, scale: 0 }, change: priceBy.get("USDT")?.change ?? "0" });
+  priceBy.set("USDT", {
+    price: parseDecimal(USDT_USD_PRICE) ?? { units: 1n, scale: 0 },
+    change: priceBy.get("USDT")?.change ?? "0",
+  });
 
   const data = balances.ok ? balances.data : null;
   const rows: CoinRow[] = TICKERS.map((ticker) => {

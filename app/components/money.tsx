@@ -1,4 +1,4 @@
-import { multiply, parseDecimal } from "../lib/decimal";
+import { multiply, parseDecimal } from "../../common/decimal";
 import { formatChange, formatFiat } from "../lib/format";
 
 /** A USD amount shown in the display currency (USD × multiplier), 2 decimals. */

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from "react";
 import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { multiply, parseDecimal, ZERO, type Decimal } from "../lib/decimal";
+import { multiply, parseDecimal, ZERO, type Decimal } from "../../common/decimal";
 import { formatFiat, formatWalletBalance } from "../lib/format";
 import {
   acceptsAmountInput,

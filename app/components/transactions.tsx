@@ -1,7 +1,7 @@
 import { coinFor } from "../../common/coins";
 import { INCOMING_TRANSACTION } from "../../common/literals";
 import type { ClientBalancesData } from "../backend.server";
-import { parseDecimal } from "../lib/decimal";
+import { parseDecimal } from "../../common/decimal";
 import { formatDate, formatListAmount, shortenAddress } from "../lib/format";
 import { fiat } from "./money";
 import { CopyButton } from "./copy-button";

@@ -1,5 +1,5 @@
 // The spec's number, date and address formats (section 9), in one place.
-import { compare, isPositive, parseDecimal, round, toFixed, type Decimal } from "./decimal";
+import { compare, isPositive, parseDecimal, round, toFixed, type Decimal } from "../../common/decimal";
 
 export const CURRENCIES = ["USD", "EUR", "GBP", "CAD"] as const;
 export type Currency = (typeof CURRENCIES)[number];

@@ -6,7 +6,7 @@ import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
 import { useLegalFacts } from "../components/info-page";
 import { checkHoneypot, readForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
-import { requireAnonymous, services } from "../session.server";
+import { requireAnonymous } from "../session.server";
 import type { Route } from "./+types/contact";
 
 // Where the public contact form posts, from the popup on any public page.
@@ -41,11 +41,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (submission.status !== "success") {
     return data({ result: submission.reply(), returnTo }, { status: 400 });
   }
-  const s = services(context);
-  const sent = await backend(context).requestMessage(
-    { kind: "contact", email: submission.value.email, comment: submission.value.comment },
-    { clientIp: s.clientAddress?.(context) },
-  );
+  // The visitor's address (when the host knows it) goes with it: the client is the visitor's.
+  const sent = await backend(context).requestMessage({
+    kind: "contact",
+    email: submission.value.email,
+    comment: submission.value.comment,
+  });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
     if (limited) {

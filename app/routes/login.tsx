@@ -5,7 +5,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
 import { limitedAnswer, retryAfterOf } from "../api.server";
-import { signIn, USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
+import { signIn } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
@@ -46,9 +46,9 @@ export async function action({ request, context }: Route.ActionArgs) {
     const reply =
       signedIn.kind === "network"
         ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })
-        : signedIn.message === USER_NOT_FOUND
+        : signedIn.code === "user_not_found"
           ? submission.reply({ fieldErrors: { email: ["User doesn't exist"] }, hideFields })
-          : signedIn.message === WRONG_PASSWORD
+          : signedIn.code === "wrong_password"
             ? submission.reply({ fieldErrors: { password: ["Incorrect password"] }, hideFields })
             : submission.reply({ formErrors: ["Something went wrong"], hideFields });
     return data({ result: reply }, { status: signedIn.kind === "network" ? 502 : 400 });

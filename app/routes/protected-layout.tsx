@@ -27,7 +27,7 @@ import {
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
 import { SupportModal } from "../components/support-modal";
-import { multiply, ZERO } from "../lib/decimal";
+import { multiply, ZERO } from "../../common/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
 import { backend } from "../api.server";
 import { services } from "../session.server";

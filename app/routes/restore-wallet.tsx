@@ -6,7 +6,6 @@ import { HoneypotInputs } from "remix-utils/honeypot/react";
 import { z } from "zod";
 import { samePassword } from "../../common/passwords";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { USER_NOT_FOUND, WRONG_PASSWORD } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
@@ -125,10 +124,11 @@ export async function action({ request, context }: Route.ActionArgs) {
       );
     }
     const registered =
-      probe.ok || (probe.kind === "rejected" && (probe.message === WRONG_PASSWORD || probe.status === 423));
+      probe.ok ||
+      (probe.kind === "rejected" && (probe.code === "wrong_password" || probe.code === "account_locked"));
     if (!registered) {
       const message =
-        probe.kind === "rejected" && probe.message === USER_NOT_FOUND
+        probe.kind === "rejected" && probe.code === "user_not_found"
           ? "This email is not registered"
           : "Something went wrong.";
       return data(

@@ -5,7 +5,6 @@ import { data, Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { z } from "zod";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { WRONG_PASSWORD } from "../auth.server";
 import { useAutoHide } from "../components/auto-hide";
 import { CopyButton } from "../components/copy-button";
 import { Field, FieldErrors, FormErrors } from "../components/field";
@@ -68,7 +67,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     const reply =
       login.kind === "network"
         ? submission.reply({ formErrors: ["Something went wrong!"], hideFields })
-        : login.message === WRONG_PASSWORD
+        : login.code === "wrong_password"
           ? submission.reply({ fieldErrors: { password: ["Incorrect password"] }, hideFields })
           : submission.reply({ formErrors: ["Something went wrong"], hideFields });
     return data({ step: 1 as const, result: reply }, { status: login.kind === "network" ? 502 : 400 });

@@ -4,7 +4,7 @@ import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { SUPPORT_TEXTS, SupportPage, supportSchema } from "../components/support-modal";
 import { readForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
-import { commitSession, requireUser, services } from "../session.server";
+import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/support";
 
 const FALLBACK = "/home";
@@ -56,12 +56,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ result: submission.reply(), returnTo }, { status: 400 });
   }
   const { fullName, phone = "", comment } = submission.value;
-  // The visitor's address (when the host knows it) goes with it, for abuse handling.
-  const clientIp = services(context).clientAddress?.(context);
-  const sent = await backend(context).requestMessage(
-    { kind: "support", email: user.email, fullName, phone, comment },
-    clientIp === undefined ? {} : { clientIp },
-  );
+  // The visitor's address (when the host knows it) goes with it, for abuse handling: the client is the visitor's.
+  const sent = await backend(context).requestMessage({
+    kind: "support",
+    email: user.email,
+    fullName,
+    phone,
+    comment,
+  });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
     if (limited) {

@@ -136,7 +136,7 @@ export async function mintSessions(
       buyCryptoUrl: "https://example.com/",
       fastLoginOrigins: [],
     },
-    backendFetch: undefined,
+    backend: undefined,
     pricesFetch: undefined,
     sessions: createSessionKV(db, { idleMs: opts.idleMs, maxMs: opts.maxMs }),
   };

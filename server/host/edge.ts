@@ -4,6 +4,7 @@
 // runs (cross-site posts, oversized form bodies). The host calls `inspect`
 // once per request and runs the rest of the request inside `runWithFacts`, so
 // the web tier's load context and the API read the same facts.
+import { REFUSALS, type RefusalCode } from "../../common/contract/refusals.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -243,11 +244,11 @@ export function webBodyRefusal(req: IncomingMessage, limit = WEB_MAX_BODY_BYTES)
   return req.headers["transfer-encoding"] === undefined ? null : 411;
 }
 
-const REFUSALS: Record<403 | 411 | 413, string> = {
-  403: "Cross-site request refused.",
-  411: "Length Required: send the form with a Content-Length.",
-  413: "Request body too large.",
-};
+const EDGE_REFUSALS = {
+  403: "cross_site",
+  411: "length_required",
+  413: "body_too_large",
+} as const satisfies Record<403 | 411 | 413, RefusalCode>;
 
 /**
  * Answers a refused request without reading its body, and closes the
@@ -255,7 +256,9 @@ const REFUSALS: Record<403 | 411 | 413, string> = {
  * JSON shape (record 004).
  */
 export function refuse(res: ServerResponse, status: 403 | 411 | 413, api: boolean) {
-  const body = api ? JSON.stringify({ success: false, message: REFUSALS[status] }) : `${REFUSALS[status]}\n`;
+  const code = EDGE_REFUSALS[status];
+  const { message } = REFUSALS[code];
+  const body = api ? JSON.stringify({ success: false, code, message }) : `${message}\n`;
   res.statusCode = status;
   res.setHeader("Content-Type", api ? "application/json; charset=utf-8" : "text/plain; charset=utf-8");
   res.setHeader("Content-Length", Buffer.byteLength(body));

@@ -14,8 +14,10 @@ import {
 import { createRequestListener } from "@react-router/node";
 import { RouterContextProvider, type RouterContext, type ServerBuild } from "react-router";
 import type { AppServices } from "../../app/context.ts";
-import { createApiHandler } from "../backend/api/handler.ts";
-import { failure, senderAddress, webTierCheck } from "../backend/api/http.ts";
+import { createBackend } from "../backend/api/handler.ts";
+import { fixedUsdPrice } from "../../common/contract/amounts.ts";
+import { refusal } from "../../common/contract/refusals.ts";
+import { refusalResponse, senderAddress, webTierCheck } from "../backend/api/http.ts";
 import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
 import { runInServer } from "../ops/cli.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
@@ -42,7 +44,7 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** How long the sender address of a support or contact message is kept (record 011). */
 const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
-const notFound = () => failure(404, "Not found.");
+const notFound = () => refusalResponse(refusal("not_found"));
 
 /**
  * With WORKERS > 1 on Linux each worker listens on a socket of its own on the
@@ -71,9 +73,9 @@ export async function startHost(config: Config) {
     ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
   });
 
-  const api = config.backendUrl
+  const backend = config.backendUrl
     ? undefined
-    : createApiHandler({
+    : createBackend({
         db: database.db,
         platform: config.platform,
         backendSecret: config.backendSecret,
@@ -81,7 +83,7 @@ export async function startHost(config: Config) {
         rateLimits: config.rateLimits === "off" ? "off" : undefined,
         usdtNetwork: config.usdtNetwork,
         // Spec section 9: the USDT price is fixed at 1.
-        usdPrice: async (coin) => (coin === "USDT" ? "1" : (await market.quote(coin)).lastPrice),
+        usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
       });
 
   // The prices service runs in-process unless PRICES_URL points elsewhere.
@@ -96,7 +98,7 @@ export async function startHost(config: Config) {
   // Behind a trusted proxy the connection is the client it names (record 014).
   const apiAll = async (request: Request, client: ClientAddress) =>
     (feeds ? await feeds(request) : undefined) ??
-    (api ? await api(request, requestFacts()?.sender ?? client) : notFound());
+    (backend ? await backend.handler(request, requestFacts()?.sender ?? client) : notFound());
 
   const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
   // The context key must be the very object the built app reads, so the app's
@@ -132,7 +134,7 @@ export async function startHost(config: Config) {
       fastLoginOrigins: config.fastLoginOrigins,
       sessionIdleMs: config.sessionIdleMs,
     },
-    backendFetch: api,
+    backend: backend?.services,
     pricesFetch: feedsFetch,
     sessions,
     clientAddress: (context) => clientAddresses.get(context),
@@ -242,7 +244,7 @@ export async function startHost(config: Config) {
   // Sender addresses of support and contact messages are kept 90 days (record 011), then cleared:
   // once at start and daily, by whichever process holds the API (the backend's database).
   const forgetIps = async () => {
-    if (!api) return;
+    if (!backend) return;
     try {
       const cleared = await forgetSenderAddresses(database.db, new Date(Date.now() - IP_RETENTION_MS));
       if (cleared > 0) log.info("cleared sender addresses", { cleared });

@@ -89,7 +89,7 @@ for (const target of databaseTargets()) {
       expect(after!.passwordChangedAt.getTime()).toBeGreaterThan(before!.passwordChangedAt.getTime());
 
       const loggedIn = await login(ctx, email, "new password");
-      expect(loggedIn).toEqual({ ok: true, email, words: created.words });
+      expect(loggedIn).toEqual({ ok: true, userId: created.userId, email, words: created.words });
       expect(validateMnemonic(created.words.join(" "), wordlist)).toBe(true);
       expect(await login(ctx, email, "old password")).toEqual({ ok: false, reason: "wrong-password" });
     });

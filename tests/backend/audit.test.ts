@@ -4,13 +4,19 @@
 // 'anonymous'), the client IP when known, and no secret.
 import { gt } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { createBackendClient } from "../../app/backend.server.ts";
+import { createHttpClient, createInProcessClient } from "../../app/backend.server.ts";
 import { runWithRequest } from "../../common/log.ts";
-import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import { CLIENT_IP_HEADER } from "../../server/backend/api/http.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { auditLog, type AuditEntry } from "../../server/backend/db/schema.ts";
-import { createTestHandler, databaseTargets, PLATFORM, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
+import {
+  createTestHandler,
+  databaseTargets,
+  PLATFORM,
+  uniqueEmail,
+  type OpenedDatabase,
+  type TestHandler,
+} from "./helpers.ts";
 
 const IP = "203.0.113.7";
 
@@ -43,7 +49,7 @@ for (const target of databaseTargets()) {
   describe(`security audit on ${target.name}`, () => {
     let opened: OpenedDatabase;
     let db: AppDb;
-    let api: ApiHandler;
+    let api: TestHandler;
     beforeAll(async () => {
       opened = await target.open();
       db = opened.database.db;
@@ -234,24 +240,25 @@ for (const target of databaseTargets()) {
       ).toHaveLength(0);
     });
 
-    test("the web tier's client forwards the visitor's address and the request id it runs under", async () => {
-      const user = await account();
-      const client = createBackendClient({
-        baseUrl: "http://backend.invalid/api",
-        platform: PLATFORM,
-        fetch: api,
+    for (const transport of ["in-process", "http"] as const) {
+      test(`the web tier's client (${transport}) forwards the visitor's address of the request it runs under`, async () => {
+        const user = await account();
+        const client =
+          transport === "in-process"
+            ? createInProcessClient(api.services, PLATFORM, undefined)
+            : createHttpClient({ baseUrl: "http://backend.invalid/api", platform: PLATFORM, fetch: api });
+        const rows = await rowsOf(() =>
+          runWithRequest({ requestId: "req-1", clientIp: "198.51.100.23" }, () =>
+            client.login({ email: user.email, password: user.password, purpose: "reveal" }),
+          ),
+        );
+        expectOne(
+          rows,
+          { action: "auth.reveal", actor: user.email, subject: user.userId, ip: "198.51.100.23" },
+          [user.password, user.words.join(" ")],
+        );
       });
-      const rows = await rowsOf(() =>
-        runWithRequest({ requestId: "req-1", clientIp: "198.51.100.23" }, () =>
-          client.login({ email: user.email, password: user.password, purpose: "reveal" }),
-        ),
-      );
-      expectOne(
-        rows,
-        { action: "auth.reveal", actor: user.email, subject: user.userId, ip: "198.51.100.23" },
-        [user.password, user.words.join(" ")],
-      );
-    });
+    }
 
     test("other calls write nothing; rows cannot be changed or deleted", async () => {
       const user = await account();

@@ -4,13 +4,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
-import { createBackendClient, type BackendResult } from "../../app/backend.server.ts";
+import { createHttpClient, type BackendResult } from "../../app/backend.server.ts";
 
 const PASSWORD = "p4ssw0rd-that-must-not-leak";
 const WORDS = "legal winner thank year wave sausage worth useful legal winner thank yellow".split(" ");
 
 function clientWith(fetch: (request: Request) => Promise<Response>, timeoutMs?: number) {
-  return createBackendClient({ baseUrl: "http://backend.test/api/", platform: "CK", fetch, timeoutMs });
+  return createHttpClient({ baseUrl: "http://backend.test/api/", platform: "CK", fetch, timeoutMs });
 }
 
 const jsonResponse = (status: number, body: unknown) =>
@@ -98,24 +98,36 @@ describe("requests", () => {
 });
 
 describe("answers", () => {
-  test("a 4xx JSON answer passes the server's message through unchanged", async () => {
+  test("a 4xx JSON answer passes the server's code and message through unchanged", async () => {
     const client = clientWith(async () =>
-      jsonResponse(401, { success: false, message: "Password is inccorect" }),
+      jsonResponse(401, { success: false, code: "wrong_password", message: "Password is inccorect" }),
     );
     expect(await client.login({ email: "a@b.co", password: PASSWORD })).toEqual({
       ok: false,
       kind: "rejected",
+      code: "wrong_password",
       status: 401,
       message: "Password is inccorect",
     });
   });
 
   test.each([
-    ["a 5xx", () => jsonResponse(500, { success: false, message: "Internal server error." })],
+    [
+      "a 5xx",
+      () => jsonResponse(500, { success: false, code: "internal", message: "Internal server error." }),
+    ],
     ["a 502 HTML page", () => new Response("<html>bad gateway</html>", { status: 502 })],
     ["a non-JSON 200", () => new Response("ok", { status: 200 })],
     ["a non-JSON 400", () => new Response("nope", { status: 400 })],
     ["a 4xx without a message", () => jsonResponse(404, { error: "gone" })],
+    [
+      "a 4xx without a code",
+      () => jsonResponse(401, { success: false, code: "wrong_password", message: "Password is inccorect" }),
+    ],
+    [
+      "a 4xx with a code the contract lacks",
+      () => jsonResponse(401, { success: false, code: "nope", message: "x" }),
+    ],
     ["a 200 of the wrong shape", () => jsonResponse(200, { success: true, user: { email: 1 } })],
     ["a 200 that says failure", () => jsonResponse(200, { success: false, message: "no" })],
     ["a redirect", () => new Response(null, { status: 302, headers: { location: "/" } })],
@@ -160,7 +172,7 @@ describe("over real sockets", () => {
   });
 
   test("a refused connection is a network failure", async () => {
-    const client = createBackendClient({ baseUrl: "http://127.0.0.1:1/api", platform: "CK" });
+    const client = createHttpClient({ baseUrl: "http://127.0.0.1:1/api", platform: "CK" });
     const result = await client.login({ email: "a@b.co", password: PASSWORD });
     expect(result).toMatchObject({ ok: false, kind: "network" });
     expectNoSecrets(result);
@@ -172,7 +184,7 @@ describe("over real sockets", () => {
     });
     await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
     const { port } = server.address() as AddressInfo;
-    const client = createBackendClient({
+    const client = createHttpClient({
       baseUrl: `http://127.0.0.1:${port}/api`,
       platform: "CK",
       timeoutMs: 100,

@@ -20,8 +20,9 @@ function unwrap<T>(result: BackendResult<T>): T {
   return result.data;
 }
 
-function rejected(status: number, message: string) {
-  return { ok: false, kind: "rejected", status, message };
+/** A refusal as the client hands it over: its status, its code and the spec's text, exactly. */
+function rejected(status: number, code: string, message: string) {
+  return { ok: false, kind: "rejected", code, status, message };
 }
 
 /** Creates an account and returns its e-mail and words. */
@@ -97,7 +98,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
       expect(afterChange.user.twelveWords).toBe(words.join(" "));
       expect(validateMnemonic(afterChange.user.twelveWords, wordlist)).toBe(true);
       expect(await client.login({ email, password: "first password" })).toEqual(
-        rejected(401, "Password is inccorect"),
+        rejected(401, "wrong_password", "Password is inccorect"),
       );
       // The phrase still proves ownership after the change.
       expect((await client.checkLoggedIn({ email, twelveWords: words })).ok).toBe(true);
@@ -133,7 +134,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
           password: "other",
           passwordConfirmed: "other",
         }),
-      ).toEqual(rejected(409, "An account with this email address already exists."));
+      ).toEqual(rejected(409, "email_taken", "An account with this email address already exists."));
       // The original password still works: nothing was overwritten.
       expect((await client.login({ email, password: "pw" })).ok).toBe(true);
     });
@@ -147,23 +148,25 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
       );
       expect(results.filter((r) => r.ok)).toHaveLength(1);
       for (const failure of results.filter((r) => !r.ok)) {
-        expect(failure).toEqual(rejected(409, "An account with this email address already exists."));
+        expect(failure).toEqual(
+          rejected(409, "email_taken", "An account with this email address already exists."),
+        );
       }
     });
 
     test("create: mismatched confirmation", async () => {
       expect(
         await client.createAccount({ email: uniqueEmail(), password: "one", passwordConfirmed: "two" }),
-      ).toEqual(rejected(400, "Passwords do not match."));
+      ).toEqual(rejected(400, "passwords_do_not_match", "Passwords do not match."));
     });
 
     test("login: unknown e-mail and wrong password", async () => {
       const account = await newAccount(client);
       expect(await client.login({ email: uniqueEmail("nobody"), password: "whatever" })).toEqual(
-        rejected(404, "User not found with this email address."),
+        rejected(404, "user_not_found", "User not found with this email address."),
       );
       expect(await client.login({ email: account.email, password: `${account.password}!` })).toEqual(
-        rejected(401, "Password is inccorect"),
+        rejected(401, "wrong_password", "Password is inccorect"),
       );
     });
 
@@ -177,7 +180,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
         email: uniqueEmail("nobody"),
         twelveWords: account.words,
       });
-      expect(wrong).toEqual(rejected(401, "Invalid credentials."));
+      expect(wrong).toEqual(rejected(401, "invalid_credentials", "Invalid credentials."));
       expect(unknown).toEqual(wrong);
     });
 
@@ -188,7 +191,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
         twelveWords: otherPhrase(account.words),
       });
       const unknown = await client.checkPhrase({ email: uniqueEmail("nobody"), twelveWords: account.words });
-      expect(wrong).toEqual(rejected(401, "Wrong 12 word phrase"));
+      expect(wrong).toEqual(rejected(401, "wrong_phrase", "Wrong 12 word phrase"));
       expect(unknown).toEqual(wrong);
     });
 
@@ -197,7 +200,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
       const base = { email: account.email, twelveWords: account.words };
       expect(
         await client.changePassword({ ...base, password: "new one", confirmPassword: "new two" }),
-      ).toEqual(rejected(400, "Passwords do not match."));
+      ).toEqual(rejected(400, "passwords_do_not_match", "Passwords do not match."));
       expect(
         await client.changePassword({
           ...base,
@@ -205,7 +208,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
           password: "new",
           confirmPassword: "new",
         }),
-      ).toEqual(rejected(401, "Wrong 12 word phrase"));
+      ).toEqual(rejected(401, "wrong_phrase", "Wrong 12 word phrase"));
       expect(
         await client.changePassword({
           ...base,
@@ -213,7 +216,7 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
           password: "new",
           confirmPassword: "new",
         }),
-      ).toEqual(rejected(401, "Wrong 12 word phrase"));
+      ).toEqual(rejected(401, "wrong_phrase", "Wrong 12 word phrase"));
       // The password is untouched.
       expect((await client.login({ email: account.email, password: account.password })).ok).toBe(true);
     });

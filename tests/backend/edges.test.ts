@@ -1,6 +1,7 @@
 // The HTTP edge of the API, with raw Requests straight to the handler:
 // every client mistake is a 4xx with the exact JSON error shape, and nothing
 // is written to the database.
+import { isRefusalCode, REFUSALS, type RefusalCode } from "../../common/contract/refusals.ts";
 import { drizzle } from "drizzle-orm/node-postgres";
 import fc from "fast-check";
 import pg from "pg";
@@ -84,7 +85,7 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
 
 interface Answer {
   status: number;
-  body: { success: boolean; message: string; issues?: { path: string; message: string }[] };
+  body: { success: boolean; code?: string; message: string; issues?: { path: string; message: string }[] };
   text: string;
   headers: Headers;
 }
@@ -95,13 +96,13 @@ async function send(request: Request): Promise<Answer> {
   return { status: response.status, body: JSON.parse(text), text, headers: response.headers };
 }
 
-/** Asserts the exact error shape: { success: false, message } (+ issues for validation). */
+/** Asserts the exact error shape: { success: false, code, message } (+ issues for validation), the code's text and status from the contract. */
 function expectError(answer: Answer, status: number, message: string) {
   expect(answer.status).toBe(status);
   expect(answer.headers.get("content-type")).toBe("application/json; charset=utf-8");
   expect(answer.headers.get("cache-control")).toBe("no-store");
   if (message === "Invalid request.") {
-    expect(Object.keys(answer.body).toSorted()).toEqual(["issues", "message", "success"]);
+    expect(Object.keys(answer.body).toSorted()).toEqual(["code", "issues", "message", "success"]);
     expect(answer.body.issues?.length).toBeGreaterThan(0);
     for (const issue of answer.body.issues ?? []) {
       expect(Object.keys(issue).toSorted()).toEqual(["message", "path"]);
@@ -109,10 +110,13 @@ function expectError(answer: Answer, status: number, message: string) {
       expect(typeof issue.message).toBe("string");
     }
   } else {
-    expect(Object.keys(answer.body).toSorted()).toEqual(["message", "success"]);
+    expect(Object.keys(answer.body).toSorted()).toEqual(["code", "message", "success"]);
   }
   expect(answer.body.success).toBe(false);
   expect(answer.body.message).toBe(message);
+  const code = answer.body.code as RefusalCode;
+  expect(isRefusalCode(code)).toBe(true);
+  expect(REFUSALS[code]).toEqual({ status, message });
 }
 
 describe("routing", () => {
@@ -137,7 +141,11 @@ describe("routing", () => {
         expect(response.status).toBe(405);
         expect(response.headers.get("allow")).toBe("POST");
         if (method !== "HEAD") {
-          expect(await response.json()).toEqual({ success: false, message: "Method not allowed." });
+          expect(await response.json()).toEqual({
+            success: false,
+            code: "method_not_allowed",
+            message: "Method not allowed.",
+          });
         }
       }
     },
@@ -437,7 +445,11 @@ describe("internal errors", () => {
       await pool.end();
     }
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ success: false, message: "Internal server error." });
+    expect(await response.json()).toEqual({
+      success: false,
+      code: "internal",
+      message: "Internal server error.",
+    });
     const log = written.join("");
     expect(log).toContain("api internal error");
     expect(log).toContain("ECONNREFUSED");

@@ -108,7 +108,8 @@ function inProcess(routes: FeedRoutes, seen?: Request[]) {
   return async (request: Request) => {
     seen?.push(request);
     return (
-      (await routes(request)) ?? Response.json({ success: false, message: "Not found." }, { status: 404 })
+      (await routes(request)) ??
+      Response.json({ success: false, code: "not_found", message: "Not found." }, { status: 404 })
     );
   };
 }
@@ -325,7 +326,7 @@ describe("GET /api/crypto-prices/current", () => {
 
   test("App_name and App_url are checked, header names in any case", async () => {
     const routes = routesWith({ offline: true });
-    const unknown = { success: false, message: "Unknown application." };
+    const unknown = { success: false, code: "unknown_application", message: "Unknown application." };
     const cases: [Record<string, string>, number][] = [
       [{}, 401],
       [{ App_url: APP_URL }, 401],
@@ -379,7 +380,11 @@ describe("routing", () => {
         expect(response?.headers.get("allow")).toBe("GET");
         expect(response?.headers.get("content-type")).toBe("application/json; charset=utf-8");
         if (method !== "HEAD")
-          expect(await response?.json()).toEqual({ success: false, message: "Method not allowed." });
+          expect(await response?.json()).toEqual({
+            success: false,
+            code: "method_not_allowed",
+            message: "Method not allowed.",
+          });
       }
     }
   });
@@ -565,7 +570,10 @@ describe("the prices client", () => {
         "The price service answered with an unexpected body.",
       ],
       [
-        Response.json({ success: false, message: "Internal server error." }, { status: 500 }),
+        Response.json(
+          { success: false, code: "internal", message: "Internal server error." },
+          { status: 500 },
+        ),
         "The price service failed (status 500).",
       ],
       [

@@ -15,13 +15,10 @@ import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { createRequestListener } from "@remix-run/node-fetch-server";
 import { sql } from "drizzle-orm";
 import pg from "pg";
-import { createBackendClient, type BackendClient } from "../../app/backend.server.ts";
+import { createHttpClient, createInProcessClient, type BackendClient } from "../../app/backend.server.ts";
+import type { BackendServices } from "../../common/contract/client.ts";
 import type { Ticker } from "../../common/coins.ts";
-import {
-  createApiHandler,
-  type ApiHandler,
-  type ApiHandlerOptions,
-} from "../../server/backend/api/handler.ts";
+import { createBackend, type ApiHandler, type ApiHandlerOptions } from "../../server/backend/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
 
@@ -155,6 +152,9 @@ export const TEST_USD_PRICES: Readonly<Record<Ticker, string>> = {
   XRP: "0.55",
 };
 
+/** The API's HTTP handler, with the services behind it (what the in-process client calls). */
+export type TestHandler = ApiHandler & { services: BackendServices };
+
 /**
  * The API as the tests use it. The abuse limits (record 013) are off unless a
  * test asks for them: these tests send the same wrong credentials many times
@@ -171,8 +171,8 @@ export function createTestHandler(
     /** Default: loopback with BACKEND_TOKEN; undefined: none. */
     webTier?: ApiHandlerOptions["webTier"];
   } = {},
-): ApiHandler {
-  return createApiHandler({
+): TestHandler {
+  const backend = createBackend({
     db,
     platform: PLATFORM,
     backendSecret: BACKEND_SECRET,
@@ -181,10 +181,13 @@ export function createTestHandler(
     webTier: { hosts: [{ kind: "loopback" }], token: BACKEND_TOKEN },
     ...opts,
   });
+  return Object.assign(backend.handler, { services: backend.services });
 }
 
 export interface Connection {
   client: BackendClient;
+  /** A client for the visitor at `clientIp` (the web tier makes one per visitor's request). */
+  clientFor(clientIp: string): BackendClient;
   baseUrl: string;
   /** Sends a raw request the same way the client does (the handler, or real HTTP). */
   fetch(request: Request): Promise<Response>;
@@ -193,7 +196,7 @@ export interface Connection {
 
 export interface Transport {
   name: string;
-  connect(handler: ApiHandler): Promise<Connection>;
+  connect(handler: TestHandler): Promise<Connection>;
 }
 
 export const inProcess: Transport = {
@@ -201,7 +204,13 @@ export const inProcess: Transport = {
   async connect(handler) {
     const baseUrl = "http://backend.invalid/api";
     return {
-      client: createBackendClient({ baseUrl, platform: PLATFORM, fetch: handler }),
+      // The web tier's in-process client: the services, called directly. The
+      // web tier makes one client per request; here each call is a request.
+      client: new Proxy({} as BackendClient, {
+        get: (_target, name: keyof BackendClient) => (input: never) =>
+          createInProcessClient(handler.services, PLATFORM, undefined)[name](input),
+      }),
+      clientFor: (clientIp) => createInProcessClient(handler.services, PLATFORM, clientIp),
       baseUrl,
       fetch: handler,
       async close() {},
@@ -220,7 +229,9 @@ export const overHttp: Transport = {
     const { port } = server.address() as AddressInfo;
     const baseUrl = `http://127.0.0.1:${port}/api`;
     return {
-      client: createBackendClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }),
+      client: createHttpClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }),
+      clientFor: (clientIp) =>
+        createHttpClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }, clientIp),
       baseUrl,
       // With the token, as the client sends it.
       fetch: (request) => {

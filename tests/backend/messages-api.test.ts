@@ -47,15 +47,21 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-const NOT_FOUND: Answer = { status: 404, body: { success: false, message: "Message not found." } };
+const NOT_FOUND: Answer = {
+  status: 404,
+  body: { success: false, code: "message_not_found", message: "Message not found." },
+};
 const OPENED: Answer = { status: 200, body: { success: true, message: "Message opened.", open_status: 1 } };
 const SENT: Answer = { status: 200, body: { success: true, message: "Message sent!" } };
-const BAD_CREDENTIALS: Answer = { status: 401, body: { success: false, message: "Invalid credentials." } };
+const BAD_CREDENTIALS: Answer = {
+  status: 401,
+  body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
+};
 
 /** A refusal of call 12 naming one field with the text the sender sees. */
 const refused = (path: string, message: string): Answer => ({
   status: 400,
-  body: { success: false, message, issues: [{ path, message }] },
+  body: { success: false, code: "invalid_message", message, issues: [{ path, message }] },
 });
 
 const TEXTS = {
@@ -393,10 +399,13 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     test("the typed client sends both shapes, forwards clientIp, and keeps the refused fields", async () => {
       const email = uniqueEmail("client");
       expect(
-        await connection.client.requestMessage(
-          { kind: "support", email, fullName: "Grace Hopper", phone: "123", comment: "Support via client" },
-          { clientIp: "192.0.2.55" },
-        ),
+        await connection.clientFor("192.0.2.55").requestMessage({
+          kind: "support",
+          email,
+          fullName: "Grace Hopper",
+          phone: "123",
+          comment: "Support via client",
+        }),
       ).toEqual({ ok: true, data: { success: true, message: "Message sent!" } });
       expect(
         await connection.client.requestMessage({ kind: "contact", email, comment: "Contact via client" }),
@@ -460,6 +469,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
             status: 400,
             body: {
               success: false,
+              code: "invalid_message",
               message: TEXTS.email,
               issues: [
                 { path: "email", message: TEXTS.email },
@@ -552,7 +562,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       ]) {
         expect(await call("/request-message", body)).toEqual({
           status: 413,
-          body: { success: false, message: "Request body too large." },
+          body: { success: false, code: "body_too_large", message: "Request body too large." },
         });
       }
       expect(await supportRows(db, email)).toEqual([]);

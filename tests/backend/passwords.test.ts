@@ -8,7 +8,8 @@
 import * as argon2 from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
-import { createApiHandler, MESSAGES, type ApiHandler } from "../../server/backend/api/handler.ts";
+import { ANSWERS, REFUSALS } from "../../common/contract/refusals.ts";
+import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
 import { createAccount, login, type AccountsContext } from "../../server/backend/domain/accounts.ts";
@@ -51,17 +52,25 @@ interface Answer {
   body: Record<string, unknown>;
 }
 
-const WRONG_PASSWORD: Answer = { status: 401, body: { success: false, message: MESSAGES.wrongPassword } };
+const WRONG_PASSWORD: Answer = {
+  status: 401,
+  body: { success: false, code: "wrong_password", message: REFUSALS.wrong_password.message },
+};
 
 const loggedIn = (email: string, words: string): Answer => ({
   status: 200,
-  body: { success: true, message: MESSAGES.loggedIn, user: { email, twelveWords: words } },
+  body: { success: true, message: ANSWERS.loggedIn, user: { email, twelveWords: words } },
 });
 
 /** A schema refusal naming one field. */
 const invalid = (path: string, message: string): Answer => ({
   status: 400,
-  body: { success: false, message: MESSAGES.invalidRequest, issues: [{ path, message }] },
+  body: {
+    success: false,
+    code: "invalid_request",
+    message: REFUSALS.invalid_request.message,
+    issues: [{ path, message }],
+  },
 });
 
 describe.each(databaseTargets())("password normalisation on $name", (target) => {
@@ -168,7 +177,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
         password: FULLWIDTH_DIGITS,
         confirmPassword: ASCII_DIGITS,
       }),
-    ).toEqual({ status: 200, body: { success: true, message: MESSAGES.passwordChanged } });
+    ).toEqual({ status: 200, body: { success: true, message: ANSWERS.passwordChanged } });
     expect(await signIn(account.email, ASCII_DIGITS)).toEqual(loggedIn(account.email, account.words));
     expect(await signIn(account.email, FULLWIDTH_DIGITS)).toEqual(loggedIn(account.email, account.words));
     expect(await signIn(account.email, NFC)).toEqual(WRONG_PASSWORD);
@@ -180,14 +189,28 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
         password: NFC,
         confirmPassword: `${NFC}!`,
       }),
-    ).toEqual({ status: 400, body: { success: false, message: MESSAGES.passwordsDoNotMatch } });
+    ).toEqual({
+      status: 400,
+      body: {
+        success: false,
+        code: "passwords_do_not_match",
+        message: REFUSALS.passwords_do_not_match.message,
+      },
+    });
     expect(
       await call("aml-authentication", {
         email: uniqueEmail("mismatch"),
         password: ASCII_DIGITS,
         passwordConfirmed: "pin 2469 \u00e9t\u00e9",
       }),
-    ).toEqual({ status: 400, body: { success: false, message: MESSAGES.passwordsDoNotMatch } });
+    ).toEqual({
+      status: 400,
+      body: {
+        success: false,
+        code: "passwords_do_not_match",
+        message: REFUSALS.passwords_do_not_match.message,
+      },
+    });
   });
 
   test("wrong passwords are still refused with the spec's exact message", async () => {
@@ -197,7 +220,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     expect(await signIn(account.email, `${NFD} `)).toEqual(WRONG_PASSWORD);
     expect(await signIn(uniqueEmail("ghost"), NFD)).toEqual({
       status: 404,
-      body: { success: false, message: MESSAGES.userNotFound },
+      body: { success: false, code: "user_not_found", message: REFUSALS.user_not_found.message },
     });
   });
 
@@ -246,7 +269,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
         password: FULLWIDTH_DIGITS,
         confirmPassword: FULLWIDTH_DIGITS,
       }),
-    ).toEqual({ status: 200, body: { success: true, message: MESSAGES.passwordChanged } });
+    ).toEqual({ status: 200, body: { success: true, message: ANSWERS.passwordChanged } });
     expect(await signIn(legacy.email, ASCII_DIGITS)).toEqual(loggedIn(legacy.email, legacy.words));
     expect(await signIn(legacy.email, NFD)).toEqual(WRONG_PASSWORD);
   });
@@ -262,7 +285,12 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     const email = uniqueEmail("domain");
     const created = await createAccount(ctx, email, NFD);
     if (!created.ok) throw new Error("create failed");
-    expect(await login(ctx, email, NFC)).toEqual({ ok: true, email, words: created.words });
+    expect(await login(ctx, email, NFC)).toEqual({
+      ok: true,
+      userId: created.userId,
+      email,
+      words: created.words,
+    });
   });
 
   test("the length and emptiness rules are judged on what was sent; their messages are unchanged", async () => {
@@ -272,7 +300,8 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
       status: 400,
       body: {
         success: false,
-        message: MESSAGES.invalidRequest,
+        code: "invalid_request",
+        message: REFUSALS.invalid_request.message,
         issues: [
           { path: "password", message: "Must not be empty." },
           { path: "passwordConfirmed", message: "Must not be empty." },

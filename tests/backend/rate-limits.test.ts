@@ -4,12 +4,8 @@
 // the limits is the test's, so a 15-minute backoff takes no time.
 import * as argon2 from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
-import {
-  createApiHandler,
-  MESSAGES,
-  tooManyAttempts,
-  type ApiHandler,
-} from "../../server/backend/api/handler.ts";
+import { REFUSALS, tooManyAttempts } from "../../common/contract/refusals.ts";
+import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
@@ -41,7 +37,11 @@ interface Answer {
 function expectWait(answer: Answer, seconds: number) {
   expect(answer.status).toBe(429);
   expect(answer.retryAfter).toBe(String(seconds));
-  expect(answer.body).toEqual({ success: false, message: tooManyAttempts(seconds) });
+  expect(answer.body).toEqual({
+    success: false,
+    code: "too_many_attempts",
+    message: tooManyAttempts(seconds).message,
+  });
 }
 
 describe.each(databaseTargets())("rate limits on $name", (target) => {
@@ -186,7 +186,11 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     const locked = await login(victim.email, victim.password, "198.51.100.4");
     expect(locked.status).toBe(423);
     expect(locked.retryAfter).toBeNull();
-    expect(locked.body).toEqual({ success: false, message: MESSAGES.accountLocked });
+    expect(locked.body).toEqual({
+      success: false,
+      code: "account_locked",
+      message: REFUSALS.account_locked.message,
+    });
     // Time alone does not unlock it (NIST: no more than 100 consecutive failures).
     advance(7 * 24 * 3600_000);
     expect((await login(victim.email, victim.password, "198.51.100.4")).status).toBe(423);
@@ -274,7 +278,7 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
       expect(
         (await call("/request-change-password", { email: user.email, twelveWords: WRONG_WORDS }, ip)).body
           .message,
-      ).toBe(MESSAGES.wrongPhrase);
+      ).toBe(REFUSALS.wrong_phrase.message);
     }
   });
 

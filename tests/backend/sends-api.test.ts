@@ -206,7 +206,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const { account, walletId } = await ethHolder();
       expect(await send(account, walletId, { amount: "2" })).toMatchObject({
         status: 422,
-        body: { success: false, message: "Insufficient balance." },
+        body: { success: false, code: "insufficient_balance", message: "Insufficient balance." },
       });
       await expectUntouched(account, walletId);
       expect((await send(account, walletId, { amount: "1" })).status).toBe(200);
@@ -244,7 +244,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const { account, walletId } = await ethHolder();
       expect(await send(account, walletId, { amount })).toMatchObject({
         status: 400,
-        body: { success: false, message },
+        body: { success: false, code: "invalid_amount", message },
       });
       await expectUntouched(account, walletId);
     });
@@ -287,7 +287,11 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const malformed = await send(caller, "not-a-wallet");
       for (const answer of [foreign, missing, malformed]) {
         expect(answer.status).toBe(404);
-        expect(answer.body).toEqual({ success: false, message: "Wallet not found." });
+        expect(answer.body).toEqual({
+          success: false,
+          code: "wallet_not_found",
+          message: "Wallet not found.",
+        });
       }
       await expectUntouched(victim.account, victim.walletId);
     });
@@ -298,7 +302,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       if (!requested.ok) throw new Error("request failed");
       expect(await send(account, requested.wallet.id)).toMatchObject({
         status: 409,
-        body: { success: false, message: "This wallet has no address yet." },
+        body: { success: false, code: "wallet_has_no_address", message: "This wallet has no address yet." },
       });
       expect(await sendsOf(requested.wallet.id)).toBe(0);
     });
@@ -308,7 +312,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const other = await newAccount();
       expect(await send({ ...account, twelveWords: other.twelveWords }, walletId)).toMatchObject({
         status: 401,
-        body: { success: false, message: "Invalid credentials." },
+        body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
       });
       await expectUntouched(account, walletId);
     });
@@ -320,7 +324,11 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       for (const address of [own, canonical.address, ` ${canonical.address} `]) {
         expect(await send(account, walletId, { receiver_wallet_address: address })).toMatchObject({
           status: 400,
-          body: { success: false, message: "You cannot send to this wallet's own address." },
+          body: {
+            success: false,
+            code: "own_address",
+            message: "You cannot send to this wallet's own address.",
+          },
         });
       }
       await expectUntouched(account, walletId);
@@ -384,6 +392,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           status: 409,
           body: {
             success: false,
+            code: "idempotency_conflict",
             message: "This idempotency key was already used for a different transaction.",
           },
         });

@@ -118,7 +118,11 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
     const statuses = answers.map((a) => a.status).toSorted();
     expect(statuses).toEqual([200, ...Array.from({ length: 19 }, () => 422)]);
     for (const a of answers.filter((x) => x.status === 422)) {
-      expect(a.body).toEqual({ success: false, message: "Insufficient balance." });
+      expect(a.body).toEqual({
+        success: false,
+        code: "insufficient_balance",
+        message: "Insufficient balance.",
+      });
     }
     expect(await walletBalance(db, walletId)).toBe(4n * WEI);
     expect(await spent(walletId)).toBe(6n * WEI);

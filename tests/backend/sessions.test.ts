@@ -44,7 +44,7 @@ function contextFor(db: AppDb): RouterContextProvider {
       buyCryptoUrl: "https://buy.example.com/",
       fastLoginOrigins: [],
     },
-    backendFetch: undefined,
+    backend: undefined,
     pricesFetch: undefined,
     sessions: createSessionKV(db, { idleMs: IDLE_MS, maxMs: MAX_MS }),
   };

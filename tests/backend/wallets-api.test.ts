@@ -101,7 +101,10 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         email: account.email,
         twelvewords: other.twelveWords,
       });
-      expect(wrong).toEqual({ status: 401, body: { success: false, message: "Invalid credentials." } });
+      expect(wrong).toEqual({
+        status: 401,
+        body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
+      });
       const camel = await call("/aml-new-messages-count", {
         email: account.email,
         twelveWords: account.twelveWords,
@@ -186,7 +189,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       for (const ticker of ["DOT", "", "ETH2", "bitcoin", "US DT"]) {
         expect(await request(account, ticker)).toEqual({
           status: 400,
-          body: { success: false, message: "Unsupported coin." },
+          body: { success: false, code: "unsupported_coin", message: "Unsupported coin." },
         });
       }
       expect(await walletCount(account.userId)).toBe(0);
@@ -203,11 +206,11 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       for (const who of [wrong, unknown]) {
         expect(await balancesOf(who)).toEqual({
           status: 401,
-          body: { success: false, message: "Invalid credentials." },
+          body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
         });
         expect(await request(who, "ETH")).toEqual({
           status: 401,
-          body: { success: false, message: "Invalid credentials." },
+          body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
         });
       }
       expect(await walletCount(account.userId)).toBe(0);

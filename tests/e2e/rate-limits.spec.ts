@@ -24,6 +24,7 @@ async function failLogins(request: APIRequestContext, email: string, failures: n
       expect(seconds).toBeGreaterThan(0);
       expect(await response.json()).toEqual({
         success: false,
+        code: "too_many_attempts",
         message: `Too many attempts. Try again in ${seconds} seconds.`,
       });
       await new Promise((resolve) => setTimeout(resolve, seconds * 1_000 + 50));

@@ -1,6 +1,7 @@
 // Shared pieces of the security suite: a state snapshot of the tables that
 // hold money, accounts and messages, the checks every answer must pass, and
 // fixtures (accounts with a funded wallet and a message).
+import { isRefusalCode } from "../../common/contract/refusals.ts";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import { expect } from "vitest";
@@ -17,7 +18,7 @@ import {
   requestMessageBody,
   requestTransactionBody,
   walletRequestBody,
-} from "../../server/backend/api/schemas.ts";
+} from "../../common/contract/calls.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
@@ -164,7 +165,7 @@ export interface Answer {
 
 /**
  * Sends the request and checks what every answer must be: never a 5xx, JSON,
- * and for every 4xx exactly the error shape { success: false, message }.
+ * and for every 4xx exactly the error shape { success: false, code, message }.
  */
 export async function answerOf(handler: ApiHandler, request: Request): Promise<Answer> {
   const response = await handler(request);
@@ -188,6 +189,7 @@ export function expectErrorShape(body: unknown): void {
   expect(body).not.toBeNull();
   const record = body as Record<string, unknown>;
   expect(record.success).toBe(false);
+  expect(isRefusalCode(record.code), `a refusal code the contract has: ${String(record.code)}`).toBe(true);
   expect(typeof record.message).toBe("string");
   expect((record.message as string).length).toBeGreaterThan(0);
 }

@@ -264,7 +264,11 @@ describeBuilt("headers on every response (a host over the production build)", ()
     ])("an API call (%s) → 403 in the API's JSON shape", async (_name, headers) => {
       const answer = await apiCall(headers);
       expect(answer.status).toBe(403);
-      expect(JSON.parse(answer.text)).toEqual({ success: false, message: "Cross-site request refused." });
+      expect(JSON.parse(answer.text)).toEqual({
+        success: false,
+        code: "cross_site",
+        message: "Cross-site request refused.",
+      });
       expect(answer.headers["content-type"]).toBe("application/json; charset=utf-8");
     });
 
@@ -349,7 +353,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
       });
       expect([answer.status, JSON.parse(answer.text)]).toEqual([
         413,
-        { success: false, message: "Request body too large." },
+        { success: false, code: "body_too_large", message: "Request body too large." },
       ]);
     });
   });

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { add, compare, multiply, parseDecimal, toFixed } from "../../app/lib/decimal";
+import { add, compare, multiply, parseDecimal, toFixed } from "../../common/decimal";
 import {
   currencySymbol,
   formatChange,

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
-import { compare, divide, multiply, parseDecimal, toFixed, toPlain } from "../../app/lib/decimal";
+import { refusal, type RefusalCode } from "../../common/contract/refusals";
+import { compare, divide, multiply, parseDecimal, toFixed, toPlain } from "../../common/decimal";
 import {
   acceptsAmountInput,
   amountToSend,
@@ -21,6 +22,9 @@ const d = (text: string) => {
   if (!value) throw new Error(`bad decimal ${text}`);
   return value;
 };
+
+/** A refusal of call 6 as the client hands it over. */
+const refused = (code: RefusalCode) => ({ ...refusal(code), kind: "rejected" as const });
 
 describe("divide", () => {
   test("rounds half away from zero, or truncates", () => {
@@ -145,9 +149,16 @@ describe("the send form's rules", () => {
     });
   });
 
-  test("failures read as the spec's catalogue says", () => {
-    expect(sendFailureMessage("Insufficient balance.")).toBe("Insufficient balance.");
-    expect(sendFailureMessage("Wallet not found.")).toBe("Transaction failed: Wallet not found.");
+  test("failures read as the spec's catalogue says, decided by the refusal's code", () => {
+    expect(sendFailureMessage(refused("insufficient_balance"))).toBe("Insufficient balance.");
+    expect(sendFailureMessage(refused("wallet_not_found"))).toBe("Transaction failed: Wallet not found.");
+    // The wording does not decide: only the code does.
+    expect(sendFailureMessage({ ...refused("wallet_not_found"), message: "Insufficient balance." })).toBe(
+      "Transaction failed: Insufficient balance.",
+    );
+    expect(
+      sendFailureMessage({ ok: false, kind: "network", message: "The backend did not answer in time." }),
+    ).toBe("Transaction failed: The backend did not answer in time.");
   });
 
   test("USDT's network follows the wallet's own address", () => {

@@ -3,12 +3,10 @@
 // here knows about accounts.
 import { createHash, timingSafeEqual } from "node:crypto";
 import { BlockList, isIP } from "node:net";
-import { readAtMost } from "../../host/streams.ts";
+import { refusal, type Issue, type Refusal, type RefusalCode } from "../../../common/contract/refusals.ts";
+import { readAtMost } from "../streams.ts";
 
-export interface Issue {
-  path: string;
-  message: string;
-}
+export type { Issue };
 
 export const JSON_HEADERS = {
   "content-type": "application/json; charset=utf-8",
@@ -27,6 +25,22 @@ export function failure(
   const body: { success: false; message: string; issues?: Issue[] } = { success: false, message };
   if (extra.issues) body.issues = extra.issues;
   return json(status, body, extra.headers);
+}
+
+/**
+ * A refusal as JSON: { success: false, code, message } (+ issues), and for a
+ * 429 its Retry-After. The code is ours (record 004); the message is the spec's.
+ */
+export function refusalResponse(refused: Refusal, headers: Record<string, string> = {}): Response {
+  const body: { success: false; code: RefusalCode; message: string; issues?: Issue[] } = {
+    success: false,
+    code: refused.code,
+    message: refused.message,
+  };
+  if (refused.issues) body.issues = refused.issues;
+  const retry: Record<string, string> =
+    refused.retryAfter === undefined ? {} : { "retry-after": String(refused.retryAfter) };
+  return json(refused.status, body, { ...headers, ...retry });
 }
 
 /** A request that must be answered with this response instead of being handled. */
@@ -49,11 +63,12 @@ export function isJsonContentType(value: string | null): boolean {
  * lying body is never buffered past the limit.
  */
 export async function readBoundedText(request: Request, maxBytes: number): Promise<string | Rejection> {
-  const tooLarge = () => new Rejection(failure(413, "Request body too large."));
+  const tooLarge = () => new Rejection(refusalResponse(refusal("body_too_large")));
   const declared = request.headers.get("content-length");
   if (declared !== null) {
     const length = Number(declared.trim());
-    if (!Number.isFinite(length) || length < 0) return new Rejection(failure(400, "Invalid Content-Length."));
+    if (!Number.isFinite(length) || length < 0)
+      return new Rejection(refusalResponse(refusal("invalid_content_length")));
     if (length > maxBytes) return tooLarge();
   }
   if (!request.body) return "";
@@ -63,13 +78,13 @@ export async function readBoundedText(request: Request, maxBytes: number): Promi
     bytes = await readAtMost(request.body, maxBytes);
   } catch {
     // The client went away or sent a broken stream: its mistake, not ours.
-    return new Rejection(failure(400, "Malformed JSON body."));
+    return new Rejection(refusalResponse(refusal("malformed_json")));
   }
   if (bytes === "too-large") return tooLarge();
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
-    return new Rejection(failure(400, "Malformed JSON body."));
+    return new Rejection(refusalResponse(refusal("malformed_json")));
   }
 }
 
@@ -88,10 +103,10 @@ export function parseJsonObject(text: string): Record<string, unknown> | Rejecti
     // A reviver that returns undefined deletes the key from its holder.
     value = JSON.parse(text, (key, item: unknown) => (POLLUTING_KEYS.has(key) ? undefined : item));
   } catch {
-    return new Rejection(failure(400, "Malformed JSON body."));
+    return new Rejection(refusalResponse(refusal("malformed_json")));
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    return new Rejection(failure(400, "Request body must be a JSON object."));
+    return new Rejection(refusalResponse(refusal("not_an_object")));
   }
   return value as Record<string, unknown>;
 }

@@ -2,6 +2,7 @@
 // Without a DATABASE_URL the data lives in an embedded PGlite under the data
 // folder; with one, a node-postgres pool talks to a PostgreSQL server.
 // Both drivers share one schema and one set of migrations.
+import { memoize } from "../../../common/memo.ts";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
@@ -22,15 +23,7 @@ export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>;
  * prepared statement (built once, planned once per connection) or a cache.
  */
 export function perDatabase<T>(make: (db: AppDb) => T): (db: AppDb) => T {
-  const made = new WeakMap<AppDb, T>();
-  return (db) => {
-    let value = made.get(db);
-    if (value === undefined) {
-      value = make(db);
-      made.set(db, value);
-    }
-    return value;
-  };
+  return memoize(make);
 }
 
 export interface Database {

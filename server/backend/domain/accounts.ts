@@ -35,7 +35,8 @@ export type CreateAccountResult =
   { ok: true; userId: string; words: string[] } | { ok: false; reason: "email-taken" };
 
 export type LoginResult =
-  { ok: true; email: string; words: string[] } | { ok: false; reason: "not-found" | "wrong-password" };
+  | { ok: true; userId: string; email: string; words: string[] }
+  | { ok: false; reason: "not-found" | "wrong-password" };
 
 export type CheckCredentialsResult =
   { ok: true; userId: string; email: string } | { ok: false; reason: "invalid" };
@@ -155,7 +156,11 @@ async function checkLogin(
   // The password verified, so a failure here means damaged data or a changed backend secret.
   if (phrase === null) throw new Error("Stored phrase could not be decrypted");
   if (verified !== password) await moveToNormalisedPassword(ctx, user, password, phrase);
-  return { ok: true, user, answer: { ok: true, email: user.email, words: phrase.split(" ") } };
+  return {
+    ok: true,
+    user,
+    answer: { ok: true, userId: user.id, email: user.email, words: phrase.split(" ") },
+  };
 }
 
 /**

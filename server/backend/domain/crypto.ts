@@ -58,6 +58,8 @@ export function deriveServerKeys(backendSecret: string): ServerKeys {
 // which hash exactly what they are given, for the hash and the phrase key alike.
 
 export { normalisePassword, samePassword } from "../../../common/passwords.ts";
+import { normalisePhrase } from "../../../common/phrase.ts";
+export { normalisePhrase, PHRASE_WORDS } from "../../../common/phrase.ts";
 
 /** argon2id; `2` is Algorithm.Argon2id (a const enum, which type stripping cannot inline). */
 export const ARGON2_OPTIONS = {
@@ -94,17 +96,9 @@ export async function verifyDummyPassword(password: string): Promise<void> {
 // ---------------------------------------------------------------------------
 // The phrase
 
-export const PHRASE_WORDS = 12;
-
 /** A fresh 12-word English BIP-39 mnemonic (128 bits of entropy). */
 export function generatePhrase(): string[] {
   return generateMnemonic(wordlist, 128).split(" ");
-}
-
-/** Lower-cases, trims and collapses whitespace; a list is joined with spaces first. */
-export function normalisePhrase(input: string | readonly string[]): string {
-  const joined = typeof input === "string" ? input : input.join(" ");
-  return joined.toLowerCase().trim().split(/\s+/u).filter(Boolean).join(" ");
 }
 
 export function phraseHmac(keys: ServerKeys, phrase: string | readonly string[]): string {

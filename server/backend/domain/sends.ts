@@ -16,6 +16,7 @@
 import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
+import { SEND_DECIMALS } from "../../../common/contract/amounts.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
@@ -23,8 +24,7 @@ import { validateAddress, type UsdtNetwork } from "./addresses.ts";
 import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
 import { holdSend, isUuid, type HoldSendResult } from "./ledger.ts";
 
-/** Spec section 5: the amount sent has at most 4 decimals. */
-export const SEND_DECIMALS = 4;
+// Spec section 5: the amount sent has at most SEND_DECIMALS (4) decimals (the contract's rule).
 
 /** The send as call 6 answers it (the shape of a call-4 transaction). */
 export interface SentTransaction {

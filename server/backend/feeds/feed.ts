@@ -13,7 +13,7 @@
 //
 // Env-free: everything comes in through the options.
 import { log } from "../../../common/log.ts";
-import { readAtMost } from "../../host/streams.ts";
+import { readAtMost } from "../streams.ts";
 
 export type FeedSourceKind = "live" | "snapshot";
 

@@ -12,8 +12,10 @@
 // with `cache-control: no-store`. A path not listed above answers undefined.
 import { z } from "zod";
 import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
+import { USDT_USD_PRICE } from "../../../common/contract/amounts.ts";
 import { log } from "../../../common/log.ts";
-import { failure, json } from "../api/http.ts";
+import { refusal } from "../../../common/contract/refusals.ts";
+import { json, refusalResponse } from "../api/http.ts";
 import { COINGECKO_URL, fetchCoinGecko, type CoinQuote } from "./crypto-prices.ts";
 import { createCachedSource, type CachedSource, type FeedSourceKind } from "./feed.ts";
 import { CURRENCIES, ECB_DAILY_URL, ecbAsOf, fetchEcbDaily, type Currency } from "./fx-rates.ts";
@@ -46,12 +48,6 @@ export type FeedRoutes = (request: Request) => Promise<Response | undefined>;
 export const FEED_PATHS = {
   currencies: "/api/currencies",
   cryptoPrices: "/api/crypto-prices/current",
-} as const;
-
-export const FEED_MESSAGES = {
-  unknownApplication: "Unknown application.",
-  methodNotAllowed: "Method not allowed.",
-  internal: "Internal server error.",
 } as const;
 
 export const MAX_APP_URL_LENGTH = 2048;
@@ -93,7 +89,7 @@ export function loadRatesSnapshot(raw: unknown = snapshotRatesJson): RatesData &
   return { asOf: parsed.asOf, rates: parsed.rates };
 }
 
-const USDT_FILL: CoinQuote = { lastPrice: "1", changePct: "0" };
+const USDT_FILL: CoinQuote = { lastPrice: USDT_USD_PRICE, changePct: "0" };
 
 export type MarketDataOptions = Omit<FeedRoutesOptions, "platform">;
 
@@ -190,7 +186,7 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
   }
 
   async function cryptoPrices(request: Request): Promise<Response> {
-    if (!knownApplication(request)) return failure(401, FEED_MESSAGES.unknownApplication);
+    if (!knownApplication(request)) return refusalResponse(refusal("unknown_application"));
     const answer = await prices.get();
     const entries = TICKERS.map((ticker) => {
       const quote = market.quoteIn(answer.data, ticker);
@@ -223,7 +219,7 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
     const route = routes.get(pathname);
     if (!route) return undefined;
     if (request.method !== "GET") {
-      return failure(405, FEED_MESSAGES.methodNotAllowed, { headers: { allow: "GET" } });
+      return refusalResponse(refusal("method_not_allowed"), { allow: "GET" });
     }
     try {
       return await route(request);
@@ -232,7 +228,7 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
         path: pathname,
         error: error instanceof Error ? error.name : typeof error,
       });
-      return failure(500, FEED_MESSAGES.internal);
+      return refusalResponse(refusal("internal"));
     }
   };
 }

@@ -1,0 +1,52 @@
+// The backend client's one typed interface (DESIGN.md "Shape"), whatever the
+// transport: in-process (direct calls into the backend's services) or HTTP
+// (BACKEND_URL). Both answer with the same results, and a refusal always
+// carries its stable code (./refusals.ts); the web tier decides by the code.
+import type { CallAnswer, CallBody, CallInput, CallName } from "./calls.ts";
+import type { Refusal } from "./refusals.ts";
+
+/** A refusal of the backend: a 4xx with its code, text and (call 12, a malformed body) fields. */
+export type BackendRejected = Refusal & { kind: "rejected" };
+
+/** The backend could not be reached, failed (5xx) or answered something that is not the contract. */
+export interface BackendNetworkFailure {
+  ok: false;
+  kind: "network";
+  message: string;
+}
+
+export type BackendFailure = BackendRejected | BackendNetworkFailure;
+
+export type BackendResult<T> = { ok: true; data: T } | BackendFailure;
+
+/** One method per call of the contract, by the call's name (./calls.ts CALLS). */
+export type BackendClient = {
+  [N in CallName]: (input: CallInput<N>) => Promise<BackendResult<CallAnswer<N>>>;
+};
+
+/** A user whose credentials were checked. */
+export interface Principal {
+  userId: string;
+  email: string;
+}
+
+/** Who is calling, as the backend's services need it. */
+export interface Caller {
+  /** The visitor's address the abuse limits count by and call 12 records; null when unknown. */
+  senderIp: string | null;
+  /**
+   * Credentials already checked during this request (in-process only): the
+   * web tier's request makes several calls with the same e-mail and words,
+   * and each after the first is answered from here instead of checking again.
+   * Absent over HTTP: every call checks its own.
+   */
+  checked?: Map<string, Principal>;
+}
+
+/** A service's answer: the call's answer (a replayed send says so), or a refusal. */
+export type Outcome<A> = { ok: true; data: A; replayed?: boolean } | Refusal;
+
+/** The backend's services: one per call, taking the call's parsed body. */
+export type BackendServices = {
+  [N in CallName]: (body: CallBody<N>, caller: Caller) => Promise<Outcome<CallAnswer<N>>>;
+};

@@ -1,0 +1,118 @@
+// Every refusal of the backend's API (spec sections 7 and 8, records 004, 011,
+// 013): a stable machine code, its HTTP status and the text the spec gives it.
+// The API answers { success: false, code, message }; the web tier decides what
+// to show by the code, never by the wording, so a text can be changed here and
+// both tiers follow. Texts are kept exactly as clients expect them, including
+// the spec's misspelling 'inccorect'.
+
+export const REFUSALS = {
+  // The HTTP edge (record 004).
+  not_found: { status: 404, message: "Not found." },
+  method_not_allowed: { status: 405, message: "Method not allowed." },
+  unsupported_media_type: { status: 415, message: "Content-Type must be application/json." },
+  body_too_large: { status: 413, message: "Request body too large." },
+  invalid_content_length: { status: 400, message: "Invalid Content-Length." },
+  malformed_json: { status: 400, message: "Malformed JSON body." },
+  not_an_object: { status: 400, message: "Request body must be a JSON object." },
+  cross_site: { status: 403, message: "Cross-site request refused." },
+  length_required: { status: 411, message: "Length Required: send the form with a Content-Length." },
+  unknown_platform: { status: 400, message: "Missing or unknown platform." },
+  invalid_request: { status: 400, message: "Invalid request." },
+  internal: { status: 500, message: "Internal server error." },
+  // Accounts (calls 1, 2, 3, 4, 5, 7, 8, 10, 11).
+  passwords_do_not_match: { status: 400, message: "Passwords do not match." },
+  email_taken: { status: 409, message: "An account with this email address already exists." },
+  user_not_found: { status: 404, message: "User not found with this email address." },
+  wrong_password: { status: 401, message: "Password is inccorect" },
+  invalid_credentials: { status: 401, message: "Invalid credentials." },
+  wrong_phrase: { status: 401, message: "Wrong 12 word phrase" },
+  // Abuse limits (record 013): the wait is filled in by tooManyAttempts.
+  too_many_attempts: { status: 429, message: "Too many attempts. Try again in {seconds} seconds." },
+  account_locked: {
+    status: 423,
+    message: "Too many failed attempts. Restore your wallet with your 12-word phrase to unlock this account.",
+  },
+  // Wallets and sends (calls 5 and 6); the amount and address refusals carry their detail.
+  unsupported_coin: { status: 400, message: "Unsupported coin." },
+  wallet_not_found: { status: 404, message: "Wallet not found." },
+  wallet_has_no_address: { status: 409, message: "This wallet has no address yet." },
+  invalid_amount: { status: 400, message: "Invalid amount: {detail}" },
+  invalid_address: { status: 400, message: "{detail}" },
+  own_address: { status: 400, message: "You cannot send to this wallet's own address." },
+  idempotency_conflict: {
+    status: 409,
+    message: "This idempotency key was already used for a different transaction.",
+  },
+  insufficient_balance: { status: 422, message: "Insufficient balance." },
+  // The prices service: a request without its App_name / App_url headers.
+  unknown_application: { status: 401, message: "Unknown application." },
+  // Messages (calls 8 and 12); a refused call-12 message names its fields in `issues`.
+  message_not_found: { status: 404, message: "Message not found." },
+  invalid_message: { status: 400, message: "{detail}" },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type RefusalCode = keyof typeof REFUSALS;
+
+export const REFUSAL_CODES = Object.keys(REFUSALS) as RefusalCode[];
+
+export function isRefusalCode(value: unknown): value is RefusalCode {
+  return typeof value === "string" && Object.hasOwn(REFUSALS, value);
+}
+
+/** A field a refused body names, with the text the sender sees. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** One refusal as both transports hand it over. */
+export interface Refusal {
+  ok: false;
+  code: RefusalCode;
+  status: number;
+  message: string;
+  /** The fields at fault (a malformed body, or call 12's form fields). */
+  issues?: Issue[];
+  /** A 429's wait, in whole seconds (also its Retry-After). */
+  retryAfter?: number;
+}
+
+/**
+ * The refusal `code`, with its text. `detail` fills the texts that carry one
+ * (an amount's or an address's problem, a form field's text).
+ */
+export function refusal(
+  code: RefusalCode,
+  extra: { detail?: string; issues?: Issue[]; retryAfter?: number } = {},
+): Refusal {
+  const { status, message } = REFUSALS[code];
+  return {
+    ok: false,
+    code,
+    status,
+    message: message.replace("{detail}", extra.detail ?? ""),
+    ...(extra.issues ? { issues: extra.issues } : {}),
+    ...(extra.retryAfter === undefined ? {} : { retryAfter: extra.retryAfter }),
+  };
+}
+
+/** The one answer of a request refused for too many attempts; `seconds` is also its Retry-After. */
+export function tooManyAttempts(seconds: number): Refusal {
+  return {
+    ...refusal("too_many_attempts", { retryAfter: seconds }),
+    message: REFUSALS.too_many_attempts.message.replace("{seconds}", String(seconds)),
+  };
+}
+
+/** The answers' success texts (spec section 7). */
+export const ANSWERS = {
+  walletCreated: "Wallet created.",
+  loggedIn: "Logged in.",
+  phraseAccepted: "Phrase accepted.",
+  passwordChanged: "Password changed.",
+  walletRequested: "Wallet requested.",
+  walletAlreadyRequested: "Wallet already requested.",
+  transactionRequested: "Transaction requested.",
+  messageOpened: "Message opened.",
+  messageSent: "Message sent!",
+} as const;

@@ -1,0 +1,266 @@
+// The backend's services: one function per call of the contract
+// (common/contract/calls.ts), taking the call's parsed body and the caller,
+// answering the call's answer or a refusal with its code. The HTTP handler
+// (./api/handler.ts) parses a request and calls these; the web tier's
+// in-process client calls them directly — no Request, no JSON.
+import { coinFor, type Ticker } from "../../common/coins.ts";
+import type { BackendServices, Caller, Outcome, Principal } from "../../common/contract/client.ts";
+import { ANSWERS, refusal, tooManyAttempts, type Refusal } from "../../common/contract/refusals.ts";
+import { normalisePhrase } from "../../common/phrase.ts";
+import type { UsdtNetwork } from "./domain/addresses.ts";
+import {
+  changePassword,
+  checkCredentials,
+  checkRestorePhrase,
+  createAccount,
+  login,
+  type AccountsContext,
+} from "./domain/accounts.ts";
+import { samePassword, type ServerKeys } from "./domain/crypto.ts";
+import { openMessage, storeSupportMessage, type SupportMessageInput } from "./domain/messages.ts";
+import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
+import { requestSend, type SendResult } from "./domain/sends.ts";
+import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
+import type { AppDb } from "./db/index.ts";
+
+export interface ServicesContext extends AccountsContext {
+  db: AppDb;
+  keys: ServerKeys;
+  /** A coin's USD price now, as a plain decimal, or null (the send records none). */
+  usdPrice: (coin: Ticker) => Promise<string | null>;
+  usdtNetwork: UsdtNetwork;
+  /** The abuse limits (record 013); null only when configured off (RATE_LIMITS=off, never in production). */
+  limits: RateLimiter | null;
+}
+
+/** 429 with its wait for a limited address; 423 for a locked account (there is no time to wait for). */
+export function limitedRefusal(limited: Limited): Refusal {
+  return limited.kind === "locked" ? refusal("account_locked") : tooManyAttempts(limited.retryAfterSeconds);
+}
+
+/** `limited` is set when the answer must be the limit's, not the check's. */
+type WordsCheck = ({ ok: true } & Principal) | { ok: false; limited?: Refusal };
+
+const checkedKey = (email: string, words: string | readonly string[]) =>
+  `${email}\n${normalisePhrase(words)}`;
+
+/**
+ * An e-mail + words check under the limits: refused without checking while
+ * this address's backoff for the account runs (or its failure window is
+ * full); a failure is counted; a correct phrase is never counted. Within one
+ * web request (caller.checked) a phrase already found correct is not checked again.
+ */
+async function checkWords(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+  check: typeof checkCredentials = checkCredentials,
+): Promise<WordsCheck> {
+  const known = caller.checked?.get(checkedKey(email, words));
+  if (known && check === checkCredentials) return { ok: true, ...known };
+  const before = await ctx.limits?.beforeWordsCheck(email, caller.senderIp);
+  if (isLimited(before)) return { ok: false, limited: limitedRefusal(before) };
+  const result = await check(ctx, email, words);
+  if (result.ok) {
+    if (before?.hadFailures) await ctx.limits?.wordsCheckSucceeded(email, caller.senderIp);
+    caller.checked?.set(checkedKey(email, words), { userId: result.userId, email: result.email });
+    return { ok: true, userId: result.userId, email: result.email };
+  }
+  const limited = await ctx.limits?.wordsCheckFailed(email, caller.senderIp);
+  return limited ? { ok: false, limited: limitedRefusal(limited) } : { ok: false };
+}
+
+function sendOutcome(sent: SendResult): Outcome<{
+  success: true;
+  message: string;
+  transaction: Extract<SendResult, { ok: true }>["transaction"];
+}> {
+  if (sent.ok) {
+    return {
+      ok: true,
+      data: { success: true, message: ANSWERS.transactionRequested, transaction: sent.transaction },
+      ...(sent.replayed ? { replayed: true } : {}),
+    };
+  }
+  switch (sent.reason) {
+    case "wallet-not-found":
+      return refusal("wallet_not_found");
+    case "invalid-amount":
+      return refusal("invalid_amount", { detail: sent.detail });
+    case "invalid-address":
+      return refusal("invalid_address", { detail: sent.detail });
+    case "own-address":
+      return refusal("own_address");
+    case "no-address":
+      return refusal("wallet_has_no_address");
+    case "idempotency-conflict":
+      return refusal("idempotency_conflict");
+    case "insufficient-balance":
+      return refusal("insufficient_balance");
+  }
+}
+
+export function createServices(ctx: ServicesContext): BackendServices {
+  return {
+    async createAccount(body, caller) {
+      // Compared as they are hashed, in NFKC (record 025).
+      if (!samePassword(body.password, body.passwordConfirmed)) return refusal("passwords_do_not_match");
+      const limited = await ctx.limits?.takeCreation(caller.senderIp);
+      if (limited) return limitedRefusal(limited);
+      const result = await createAccount(ctx, body.email, body.password);
+      if (!result.ok) return refusal("email_taken");
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: ANSWERS.walletCreated,
+          newUserId: result.userId,
+          twelveWords: result.words,
+        },
+      };
+    },
+
+    async login(body, caller) {
+      // Reserved before the password is checked: a limited attempt is never checked (record 013).
+      const reservation = await ctx.limits?.beginPasswordCheck(body.email, caller.senderIp);
+      if (isLimited(reservation)) return limitedRefusal(reservation);
+      // Audited as a sign-in, a reveal or a restore lookup by `purpose` (record 015).
+      const result = await login(ctx, body.email, body.password, {
+        ip: caller.senderIp,
+        purpose: body.purpose,
+      });
+      if (!result.ok) return refusal(result.reason === "not-found" ? "user_not_found" : "wrong_password");
+      await reservation?.succeeded();
+      // The password opened the phrase: within this request the phrase needs no second check.
+      caller.checked?.set(checkedKey(result.email, result.words), {
+        userId: result.userId,
+        email: result.email,
+      });
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: ANSWERS.loggedIn,
+          user: { email: result.email, twelveWords: result.words.join(" ") },
+        },
+      };
+    },
+
+    async checkLoggedIn(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      return { ok: true, data: { success: true, user: { email: result.email, userId: result.userId } } };
+    },
+
+    async checkPhrase(body, caller) {
+      // The restore's phrase check is audited (record 015).
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords, (c, email, words) =>
+        checkRestorePhrase(c, email, words, { ip: caller.senderIp }),
+      );
+      if (!result.ok) return result.limited ?? refusal("wrong_phrase");
+      return { ok: true, data: { success: true, message: ANSWERS.phraseAccepted } };
+    },
+
+    async changePassword(body, caller) {
+      if (!samePassword(body.password, body.confirmPassword)) return refusal("passwords_do_not_match");
+      const before = await ctx.limits?.beforeWordsCheck(body.email, caller.senderIp);
+      if (isLimited(before)) return limitedRefusal(before);
+      const result = await changePassword(ctx, body.email, body.twelveWords, body.password, {
+        ip: caller.senderIp,
+      });
+      if (!result.ok) {
+        const limited = await ctx.limits?.wordsCheckFailed(body.email, caller.senderIp);
+        return limited ? limitedRefusal(limited) : refusal("wrong_phrase");
+      }
+      // A restore by phrase lifts the account's password lock (record 013).
+      await ctx.limits?.restored(body.email, caller.senderIp);
+      return { ok: true, data: { success: true, message: ANSWERS.passwordChanged } };
+    },
+
+    async clientBalances(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const data = await clientBalances(ctx.db, result.userId, {
+        ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
+        ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
+        ...(body.transactions_coin === undefined ? {} : { transactionsCoin: body.transactions_coin }),
+      });
+      return { ok: true, data };
+    },
+
+    async requestWallet(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      // The call's name is historical: any supported coin, BTC included, is requested here.
+      const coin = coinFor(body.request_text.trim());
+      if (!coin) return refusal("unsupported_coin");
+      const requested = await requestWallet(ctx.db, result.userId, coin.ticker);
+      // The account was found a moment ago; gone now means it no longer holds these credentials.
+      if (!requested.ok) return refusal("invalid_credentials");
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: requested.created ? ANSWERS.walletRequested : ANSWERS.walletAlreadyRequested,
+        },
+      };
+    },
+
+    async newMessagesCount(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelvewords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      return { ok: true, data: { newMessagesCount: await unreadMessagesCount(ctx.db, result.userId) } };
+    },
+
+    async requestTransaction(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const sent = await requestSend(ctx.db, {
+        userId: result.userId,
+        walletId: body.wallet_id,
+        amount: body.amount,
+        destination: body.receiver_wallet_address,
+        idempotencyKey: body.idempotency_key,
+        usdPrice: ctx.usdPrice,
+        usdtNetwork: ctx.usdtNetwork,
+      });
+      return sendOutcome(sent);
+    },
+
+    async openMessage(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      // Another user's message, an unknown id and a malformed one: one answer, nothing changed.
+      const opened = await openMessage(ctx.db, result.userId, body.messageId);
+      if (!opened.ok) return refusal("message_not_found");
+      return { ok: true, data: { success: true, message: ANSWERS.messageOpened, open_status: 1 } };
+    },
+
+    async requestMessage(body, caller) {
+      // The body's shape says which form sent it: the support modal sends full_name.
+      const input: SupportMessageInput =
+        body.full_name === undefined
+          ? { kind: "contact", email: body.email, comment: body.comment }
+          : {
+              kind: "support",
+              email: body.email,
+              fullName: body.full_name,
+              phone: body.phone,
+              comment: body.comment,
+            };
+      const taken = await ctx.limits?.takeMessage(caller.senderIp);
+      if (isLimited(taken)) return limitedRefusal(taken);
+      const stored = await storeSupportMessage(ctx.db, input, { ip: caller.senderIp });
+      if (!stored.ok) {
+        // A refused message does not use up the sender's allowance.
+        await taken?.giveBack();
+        const [first] = stored.issues;
+        return first
+          ? refusal("invalid_message", { detail: first.message, issues: stored.issues })
+          : refusal("invalid_request", { issues: stored.issues });
+      }
+      return { ok: true, data: { success: true, message: ANSWERS.messageSent } };
+    },
+  };
+}

@@ -1,0 +1,149 @@
+// Issue 13: a rule of the contract is written once, in common/contract, and
+// both tiers follow it. Each test reads the rule from the contract and checks
+// what the backend answers (over both transports) and what the web tier shows
+// or refuses — so a newcomer who changes a refusal text or the send decimals
+// there sees both tiers change with it, and a tier that kept its own copy fails here.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { checkSend, parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send.ts";
+import { parseDecimal } from "../../common/decimal.ts";
+import {
+  AMOUNT_FORMAT,
+  SEND_DECIMALS,
+  USDT_USD_PRICE,
+  fixedUsdPrice,
+} from "../../common/contract/amounts.ts";
+import { CALLS } from "../../common/contract/calls.ts";
+import { REFUSALS } from "../../common/contract/refusals.ts";
+import type { AppDb } from "../../server/backend/db/index.ts";
+import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { parseAmount } from "../../server/backend/domain/amounts.ts";
+import { creditDeposit } from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import {
+  createTestHandler,
+  databaseTargets,
+  randomAddress,
+  transports,
+  uniqueEmail,
+  type Connection,
+  type OpenedDatabase,
+} from "./helpers.ts";
+
+describe.each(databaseTargets())("the contract is written once ($name)", (target) => {
+  let opened: OpenedDatabase;
+  let db: AppDb;
+
+  beforeAll(async () => {
+    opened = await target.open();
+    db = opened.database.db;
+  }, 120_000);
+  afterAll(async () => {
+    await opened?.dispose();
+  });
+
+  /** A new account holding 1.5 ETH on a wallet with an address; its e-mail, words and wallet id. */
+  async function holder(connection: Connection) {
+    const email = uniqueEmail("contract");
+    const created = await connection.client.createAccount({
+      email,
+      password: "pw-1234",
+      passwordConfirmed: "pw-1234",
+    });
+    if (!created.ok) throw new Error("account");
+    const requested = await requestWallet(db, created.data.newUserId, "ETH");
+    if (!requested.ok) throw new Error("wallet");
+    const address = validateAddress("ETH", randomAddress("ETH"));
+    if (!address.ok) throw new Error(address.reason);
+    await issueAddress(db, requested.wallet.id, address.address);
+    const units = parseAmount("ETH", "1.5");
+    if (!units.ok) throw new Error(units.reason);
+    await creditDeposit(db, {
+      walletId: requested.wallet.id,
+      units: units.units,
+      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
+    });
+    return { email, twelveWords: created.data.twelveWords, walletId: requested.wallet.id };
+  }
+
+  for (const transport of transports) {
+    describe(`over ${transport.name}`, () => {
+      let connection: Connection;
+      beforeAll(async () => {
+        connection = await transport.connect(createTestHandler(db));
+      });
+      afterAll(async () => {
+        await connection?.close();
+      });
+
+      const sendFrom = (
+        who: Awaited<ReturnType<typeof holder>>,
+        fields: { amount: string; walletId?: string },
+      ) =>
+        connection.client.requestTransaction({
+          email: who.email,
+          twelveWords: who.twelveWords,
+          walletId: fields.walletId ?? who.walletId,
+          amount: fields.amount,
+          amountInUsd: "0",
+          receiverWalletAddress: randomAddress("ETH"),
+        });
+
+      test("a refusal's text: the backend answers the contract's, the send form shows it by its code", async () => {
+        const who = await holder(connection);
+        const poor = await sendFrom(who, { amount: "2" });
+        expect(poor).toEqual({
+          ok: false,
+          kind: "rejected",
+          code: "insufficient_balance",
+          status: REFUSALS.insufficient_balance.status,
+          message: REFUSALS.insufficient_balance.message,
+        });
+        if (poor.ok) throw new Error("sent");
+        expect(sendFailureMessage(poor)).toBe(REFUSALS.insufficient_balance.message);
+
+        const lost = await sendFrom(who, { amount: "0.1", walletId: "00000000-0000-4000-8000-000000000000" });
+        if (lost.ok) throw new Error("sent");
+        expect(lost).toMatchObject({ code: "wallet_not_found", message: REFUSALS.wallet_not_found.message });
+        expect(sendFailureMessage(lost)).toBe(`Transaction failed: ${REFUSALS.wallet_not_found.message}`);
+      });
+
+      test("the send decimals: both tiers take SEND_DECIMALS and refuse one more", async () => {
+        const who = await holder(connection);
+        const most = `0.${"1".repeat(SEND_DECIMALS)}`;
+        const tooMany = `0.${"1".repeat(SEND_DECIMALS + 1)}`;
+        // The web form (server-side check, and the input's typing rule).
+        expect(checkSend({ address: "0xabc", coin: most, fiat: "1" })).toMatchObject({ ok: true });
+        expect(checkSend({ address: "0xabc", coin: tooMany, fiat: "1" })).toEqual({
+          ok: false,
+          errors: { coin: [AMOUNT_FORMAT] },
+        });
+        expect(AMOUNT_FORMAT).toContain(`at most ${SEND_DECIMALS} decimals`);
+        expect(parseFormAmount(tooMany)).toBeUndefined();
+        // The backend (call 6).
+        expect(await sendFrom(who, { amount: most })).toMatchObject({ ok: true });
+        expect(await sendFrom(who, { amount: tooMany })).toEqual({
+          ok: false,
+          kind: "rejected",
+          code: "invalid_amount",
+          status: 400,
+          message: `Invalid amount: At most ${SEND_DECIMALS} decimals for ETH.`,
+        });
+      });
+    });
+  }
+
+  test("USDT's price is the contract's, whatever a feed says; other coins take the feed's", () => {
+    expect(sendPrice("USDT", "0.98")).toEqual(parseDecimal(USDT_USD_PRICE));
+    expect(fixedUsdPrice("USDT")).toBe(USDT_USD_PRICE);
+    expect(sendPrice("BTC", "0.98")).toEqual(parseDecimal("0.98"));
+    expect(fixedUsdPrice("BTC")).toBeNull();
+  });
+
+  test("every call has one path of its own", () => {
+    const paths = Object.values(CALLS).map((call) => call.path);
+    expect(new Set(paths).size).toBe(paths.length);
+    expect(paths).toContain("/aml-authentication");
+    expect(paths).toContain("/request-message");
+  });
+});
