@@ -1,5 +1,5 @@
 import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
-import { useEffect, useRef, type ChangeEvent } from "react";
+import { type ChangeEvent } from "react";
 import { Link, useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { z } from "zod";
@@ -193,16 +193,10 @@ function SupportForm({
 /** The Support modal (`?modal=support` on any signed-in page). */
 export function SupportModal({ email }: { email: string }) {
   const closeUrl = useCloseUrl();
-  const first = useRef<HTMLDivElement>(null);
   // Opened with scripts, the cursor starts in Full name (the dialog would focus the close link).
-  useEffect(() => {
-    first.current?.querySelector<HTMLInputElement>("input[name='fullName']")?.focus();
-  }, []);
   return (
-    <Modal labelledBy="support-title">
-      <div ref={first}>
-        <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
-      </div>
+    <Modal labelledBy="support-title" initialFocus="input[name='fullName']">
+      <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
     </Modal>
   );
 }
