@@ -3,34 +3,20 @@ import { Fragment, useState } from "react";
 import { useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
-import { z } from "zod";
-import type { action as contactAction } from "../routes/contact";
+import { contactFormSchema, MAX_COMMENT } from "../../common/support-message";
 import { useAutoHide } from "./auto-hide";
 import { FieldErrors } from "./field";
 import { useHydrated } from "./hydrated";
 import { useValidatedForm } from "./use-validated-form";
 
-// Spec section 5, public contact form.
-export const INVALID_EMAIL = "Please enter a valid email address.";
-export const SHORT_COMMENT = "Comment must be at least 6 characters.";
 /** Spec section 8: any unsuccessful answer. */
 export const CONTACT_FAILED = "Something went wrong";
-/** What the backend stores at most (support_messages.comment). */
-export const COMMENT_MAX = 5000;
 
-export const contactSchema = z.object({
-  // An address longer than 254 characters cannot be delivered to: not valid either.
-  email: z
-    .string({ error: INVALID_EMAIL })
-    .trim()
-    .max(254, INVALID_EMAIL)
-    .pipe(z.email({ error: INVALID_EMAIL })),
-  // Characters as people count them (code points), not UTF-16 units.
-  comment: z
-    .string({ error: SHORT_COMMENT })
-    .trim()
-    .refine((comment) => Array.from(comment).length >= 6, SHORT_COMMENT),
-});
+/** What /contact answers a post it refuses (with status 400, 429 or 502). */
+export interface ContactActionData {
+  result: SubmissionResult<string[]>;
+  returnTo: string;
+}
 
 /**
  * The contact form (step 2 of the popup, and the /contact page). It posts to
@@ -51,10 +37,10 @@ export function ContactForm({
   /** Start here: the popup's step 2. */
   autoFocus?: boolean;
 }) {
-  const fetcher = useFetcher<typeof contactAction>();
+  const fetcher = useFetcher<ContactActionData>();
   const pending = fetcher.state !== "idle";
   const hydrated = useHydrated();
-  const [form, fields] = useValidatedForm(id, contactSchema, fetcher.data?.result ?? lastResult);
+  const [form, fields] = useValidatedForm(id, contactFormSchema, fetcher.data?.result ?? lastResult);
   const formProps = getFormProps(form);
   // Errors hide themselves after 5 s; the same errors after another press
   // of Send are news again, so each press counts as a new attempt.
@@ -97,7 +83,7 @@ export function ContactForm({
         label="Comment"
         attempt={attempt}
         autoFocus={!emailInvalid && Boolean(fields.comment.errors?.length)}
-        render={(props) => <textarea {...props} rows={5} maxLength={COMMENT_MAX} />}
+        render={(props) => <textarea {...props} rows={5} maxLength={MAX_COMMENT} />}
       />
       <div id={form.errorId} className="form-errors" role="alert">
         {formErrors?.map((error) => (

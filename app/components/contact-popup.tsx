@@ -1,8 +1,8 @@
-import { useEffect, useRef } from "react";
-import { Form, Link, useLocation, useNavigate } from "react-router";
+import { Form, Link, useLocation } from "react-router";
 import { ContactForm } from "./contact-form";
 import { useHydrated } from "./hydrated";
 import { CloseIcon } from "./icons";
+import { Modal } from "./modal";
 
 // The public contact popup (spec sections 2 and 4): step 1 the support
 // address and 'Send message', step 2 the form, step 3 'Message sent!'.
@@ -114,11 +114,12 @@ function SendMessageButton() {
 }
 
 /**
- * The popup's dialog. Without scripts the server renders it open (a non-modal
- * `<dialog open>`; the layout makes the page behind it inert) over a backdrop
- * that is a link to the page without the popup. With scripts it is a real
- * modal dialog: focus stays inside, and Escape or a click on the backdrop
- * closes it (dropping `modal` and `step`) and gives focus back to the opener.
+ * The popup's dialog: a Modal whose closing drops both `modal` and `step`.
+ * Without scripts the server renders it open (a non-modal `<dialog open>`;
+ * the layout makes the page behind it inert) over a backdrop that is a link
+ * to the page without the popup. With scripts it is a real modal dialog:
+ * focus stays inside, and Escape or a click on the backdrop closes it and
+ * gives focus back to the opener ('Contact').
  */
 function ContactDialog({
   closeUrl,
@@ -129,77 +130,31 @@ function ContactDialog({
   step: ContactStep;
   children: React.ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const navigate = useNavigate();
   const hydrated = useHydrated();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (dialog.open) dialog.close();
-    dialog.showModal();
-    const close = () => void navigate(closeUrl, { replace: true, preventScrollReset: true });
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      close();
-    };
-    // A click whose target is the dialog itself landed on its backdrop.
-    const onClick = (event: MouseEvent) => {
-      if (event.target === dialog) close();
-    };
-    dialog.addEventListener("cancel", onCancel);
-    dialog.addEventListener("click", onClick);
-    return () => {
-      dialog.removeEventListener("cancel", onCancel);
-      dialog.removeEventListener("click", onClick);
-      if (dialog.open) dialog.close();
-      if (opener?.isConnected && opener !== document.body) opener.focus();
-    };
-  }, [closeUrl, navigate]);
-
-  // Each step marks the control to start from (data-autofocus="<step>").
-  // Without scripts autoFocus does it on page load. With scripts it is done
-  // here, after showModal(), and never by React's autoFocus: that would move
-  // focus before the dialog has noted where to give it back on closing.
-  useEffect(() => {
-    ref.current?.querySelector<HTMLElement>(`[data-autofocus="${step}"]`)?.focus();
-  }, [step]);
-
+  // Each step marks the control to start from (data-autofocus="<step>"):
+  // without scripts autoFocus focuses it on page load, with scripts the dialog
+  // does, after showModal() and again on each step.
   return (
-    <>
+    <Modal
+      labelledBy="contact-title"
+      describedBy="contact-text"
+      className="contact-popup"
+      closeUrl={closeUrl}
+      initialFocus={`[data-autofocus="${step}"]`}
+    >
+      {children}
+      {/* Last in the markup, first on screen: each step starts from its own control. */}
       <Link
         to={closeUrl}
         replace
         preventScrollReset
-        className="modal-backdrop"
-        aria-hidden="true"
-        tabIndex={-1}
-      />
-      <dialog
-        ref={ref}
-        open
-        className="modal contact-popup"
-        aria-labelledby="contact-title"
-        aria-describedby="contact-text"
-        aria-modal="true"
+        className="icon-button contact-close"
+        aria-label="Close"
+        autoFocus={(step === 3 && !hydrated) || undefined}
+        data-autofocus={step === 3 ? "3" : undefined}
       >
-        <div className="modal-body">
-          {children}
-          {/* Last in the markup, first on screen: each step starts from its own control. */}
-          <Link
-            to={closeUrl}
-            replace
-            preventScrollReset
-            className="icon-button contact-close"
-            aria-label="Close"
-            autoFocus={(step === 3 && !hydrated) || undefined}
-            data-autofocus={step === 3 ? "3" : undefined}
-          >
-            <CloseIcon />
-          </Link>
-        </div>
-      </dialog>
-    </>
+        <CloseIcon />
+      </Link>
+    </Modal>
   );
 }

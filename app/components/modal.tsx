@@ -1,5 +1,5 @@
-import { useEffect, useRef } from "react";
 import { Link, useLocation, useNavigate } from "react-router";
+import { useDialog } from "./use-dialog";
 
 /** The URL of the current page with the `modal` search parameter removed. */
 export function useCloseUrl(): string {
@@ -20,35 +20,37 @@ export function useOpenUrl(name: string): string {
 
 /**
  * A modal whose open state lives in the URL (`?modal=name`), so it works as
- * plain links without scripts. With scripts it becomes a real modal dialog
- * (focus kept inside, Escape and a click on the backdrop close it).
+ * plain links without scripts: the server renders it open over a backdrop
+ * that is a link to `closeUrl` (by default the page without `?modal=`). With
+ * scripts it becomes a real modal dialog (useDialog): focus kept inside,
+ * Escape and a click on the backdrop go to `closeUrl`, and focus goes back to
+ * the link that opened it.
  */
-export function Modal({ labelledBy, children }: { labelledBy: string; children: React.ReactNode }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const closeUrl = useCloseUrl();
+export function Modal({
+  labelledBy,
+  describedBy,
+  className,
+  closeUrl: closeTo,
+  initialFocus,
+  children,
+}: {
+  labelledBy: string;
+  describedBy?: string;
+  /** Added to the dialog's own class, "modal". */
+  className?: string;
+  /** Where closing goes; the page without `?modal=` unless given. */
+  closeUrl?: string;
+  /** With scripts, the control to start from (a selector inside the dialog); see useDialog. */
+  initialFocus?: string;
+  children: React.ReactNode;
+}) {
+  const withoutModal = useCloseUrl();
+  const closeUrl = closeTo ?? withoutModal;
   const navigate = useNavigate();
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!dialog) return;
-    if (dialog.open) dialog.close();
-    dialog.showModal();
-    const close = () => void navigate(closeUrl, { replace: true, preventScrollReset: true });
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      close();
-    };
-    // A click whose target is the dialog itself landed on its backdrop.
-    const onClick = (event: MouseEvent) => {
-      if (event.target === dialog) close();
-    };
-    dialog.addEventListener("cancel", onCancel);
-    dialog.addEventListener("click", onClick);
-    return () => {
-      dialog.removeEventListener("cancel", onCancel);
-      dialog.removeEventListener("click", onClick);
-    };
-  }, [closeUrl, navigate]);
+  const ref = useDialog({
+    onClose: () => void navigate(closeUrl, { replace: true, preventScrollReset: true }),
+    initialFocus,
+  });
 
   return (
     <>
@@ -60,7 +62,14 @@ export function Modal({ labelledBy, children }: { labelledBy: string; children: 
         aria-hidden="true"
         tabIndex={-1}
       />
-      <dialog ref={ref} open className="modal" aria-labelledby={labelledBy} aria-modal="true">
+      <dialog
+        ref={ref}
+        open
+        className={className ? `modal ${className}` : "modal"}
+        aria-labelledby={labelledBy}
+        aria-describedby={describedBy}
+        aria-modal="true"
+      >
         <div className="modal-body">{children}</div>
       </dialog>
     </>

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useDialog } from "./use-dialog";
 
 /**
  * The send flow's risk-warning dialog. It lives inside the send form, so its
@@ -7,7 +7,7 @@ import { useEffect, useRef } from "react";
  * Without scripts the server renders it open (a non-modal `<dialog open>`, the
  * fields behind it inert) over a full-screen backdrop that is a submit button
  * back to the form (intent "edit"), like its Cancel button: the values stay.
- * With scripts it is a real modal (`showModal()`: focus kept inside, the page
+ * With scripts it is a real modal (useDialog: focus kept inside, the page
  * behind inert); Escape, a click on the backdrop and Cancel call `onClose`,
  * and focus returns to where it was when the dialog opened.
  */
@@ -24,35 +24,7 @@ export function SendDialog({
   onClose: () => void;
   children: React.ReactNode;
 }) {
-  const ref = useRef<HTMLDialogElement>(null);
-  const onCloseRef = useRef(onClose);
-  useEffect(() => {
-    onCloseRef.current = onClose;
-  });
-
-  useEffect(() => {
-    const dialog = ref.current;
-    if (!scripted || !dialog) return;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (dialog.open) dialog.close();
-    dialog.showModal();
-    const onCancel = (event: Event) => {
-      event.preventDefault();
-      onCloseRef.current();
-    };
-    // A click whose target is the dialog itself landed on its backdrop.
-    const onClick = (event: MouseEvent) => {
-      if (event.target === dialog) onCloseRef.current();
-    };
-    dialog.addEventListener("cancel", onCancel);
-    dialog.addEventListener("click", onClick);
-    return () => {
-      dialog.removeEventListener("cancel", onCancel);
-      dialog.removeEventListener("click", onClick);
-      if (dialog.open) dialog.close();
-      if (opener?.isConnected) opener.focus();
-    };
-  }, [scripted]);
+  const ref = useDialog({ onClose, enabled: scripted });
 
   return (
     <>

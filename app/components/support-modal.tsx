@@ -1,66 +1,21 @@
 import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
-import { useEffect, useRef, type ChangeEvent } from "react";
+import { type ChangeEvent } from "react";
 import { Link, useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { z } from "zod";
-import type { action as supportAction } from "../routes/support";
+import { onlyPhoneCharacters, supportFormSchema } from "../../common/support-message";
 import { useAutoHide } from "./auto-hide";
 import { Field, FieldErrors, FormErrors } from "./field";
 import { CloseIcon } from "./icons";
 import { Modal, useCloseUrl } from "./modal";
 import { useValidatedForm } from "./use-validated-form";
 
-// The limits the backend applies to call 12, so the form refuses what the
-// backend would (same texts; spec section 5 where it has one).
-const MAX_FULL_NAME = 200;
-const MAX_PHONE = 32;
-const MAX_COMMENT = 5000;
-
-export const SUPPORT_TEXTS = {
-  fullName: "Please enter your full name.",
-  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
-  phone: "Phone number may contain only digits, with an optional leading +.",
-  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
-  comment: "Enter at least 1 word and 6 letters.",
-  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
-  sent: "Message sent!",
-} as const;
-
-/** Characters as a person counts them (code points), as the backend counts them. */
-function characters(text: string): number {
-  return [...text].length;
+/** What /support answers a post it refuses (with status 400, 429 or 502). */
+export interface SupportActionData {
+  result: SubmissionResult<string[]>;
+  returnTo: string;
 }
-
-const WORD = /[\p{L}\p{N}]/u;
-const PHONE = /^\+?[0-9]+$/u;
-
-// Spec section 5: full name at least 2 characters; the comment at least 1 word
-// and 6 characters; the phone (optional) only an optional leading + and digits.
-// The e-mail is not a field: the server uses the signed-in user's.
-export const supportSchema = z.object({
-  fullName: z
-    .string({ error: SUPPORT_TEXTS.fullName })
-    .trim()
-    .refine((value) => characters(value) >= 2, SUPPORT_TEXTS.fullName)
-    .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong),
-  phone: z
-    .string()
-    .trim()
-    .refine((value) => value === "" || PHONE.test(value), SUPPORT_TEXTS.phone)
-    .refine((value) => value.length <= MAX_PHONE, SUPPORT_TEXTS.phoneTooLong)
-    .optional(),
-  comment: z
-    .string({ error: SUPPORT_TEXTS.comment })
-    .refine((value) => characters(value.trim()) >= 6 && WORD.test(value), SUPPORT_TEXTS.comment)
-    .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong),
-});
 
 type Meta = FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
-
-/** Keeps an optional leading + and the digits: other keystrokes (and pasted characters) are refused. */
-export function onlyPhoneCharacters(value: string): string {
-  return (value.startsWith("+") ? "+" : "") + value.replace(/[^0-9]/gu, "");
-}
 
 /** With scripts, a character the phone may not hold is taken out as soon as it is typed or pasted. */
 function refuseNonPhoneCharacters(event: ChangeEvent<HTMLInputElement>) {
@@ -143,9 +98,9 @@ function SupportForm({
   result: SubmissionResult<string[]> | undefined;
   Heading: "h1" | "h2";
 }) {
-  const fetcher = useFetcher<typeof supportAction>();
+  const fetcher = useFetcher<SupportActionData>();
   const lastResult = fetcher.data && "result" in fetcher.data ? fetcher.data.result : result;
-  const [form, fields] = useValidatedForm("support", supportSchema, lastResult);
+  const [form, fields] = useValidatedForm("support", supportFormSchema, lastResult);
   const pending = fetcher.state !== "idle";
   return (
     <>
@@ -193,16 +148,10 @@ function SupportForm({
 /** The Support modal (`?modal=support` on any signed-in page). */
 export function SupportModal({ email }: { email: string }) {
   const closeUrl = useCloseUrl();
-  const first = useRef<HTMLDivElement>(null);
   // Opened with scripts, the cursor starts in Full name (the dialog would focus the close link).
-  useEffect(() => {
-    first.current?.querySelector<HTMLInputElement>("input[name='fullName']")?.focus();
-  }, []);
   return (
-    <Modal labelledBy="support-title">
-      <div ref={first}>
-        <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
-      </div>
+    <Modal labelledBy="support-title" initialFocus="input[name='fullName']">
+      <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
     </Modal>
   );
 }

@@ -1,7 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { CONTACT_FAILED, ContactForm, contactSchema } from "../components/contact-form";
+import { contactFormSchema } from "../../common/support-message";
+import { CONTACT_FAILED, ContactForm, type ContactActionData } from "../components/contact-form";
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
 import { useLegalFacts } from "../components/info-page";
 import { checkHoneypot, readForm } from "../forms.server";
@@ -37,9 +38,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   await requireAnonymous(request, context);
   await checkHoneypot(formData, context);
   const returnTo = safeReturnTo(formData.get("returnTo"));
-  const submission = parseWithZod(formData, { schema: contactSchema });
+  const submission = parseWithZod(formData, { schema: contactFormSchema });
   if (submission.status !== "success") {
-    return data({ result: submission.reply(), returnTo }, { status: 400 });
+    return data<ContactActionData>({ result: submission.reply(), returnTo }, { status: 400 });
   }
   // The visitor's address (when the host knows it) goes with it: the client is the visitor's.
   const sent = await backend(context).requestMessage({
@@ -50,12 +51,12 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
     if (limited) {
-      return data(
+      return data<ContactActionData>(
         { result: submission.reply({ formErrors: [limited.message] }), returnTo },
         { status: limited.status, headers: limited.headers },
       );
     }
-    return data(
+    return data<ContactActionData>(
       { result: submission.reply({ formErrors: [CONTACT_FAILED] }), returnTo },
       { status: sent.kind === "network" ? 502 : 400 },
     );

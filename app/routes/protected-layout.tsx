@@ -79,6 +79,7 @@ function NavItems({
   buyCryptoUrl,
   unread,
   onFollow,
+  onOpenModal = onFollow,
 }: {
   supportUrl: string;
   exitUrl: string;
@@ -86,6 +87,8 @@ function NavItems({
   unread: number;
   /** Called when one of the links is followed (the burger menu closes). */
   onFollow?: () => void;
+  /** Called when Support or Exit is followed; onFollow unless given. */
+  onOpenModal?: () => void;
 }) {
   return (
     <ul className="nav-list">
@@ -121,12 +124,12 @@ function NavItems({
         </NavLink>
       </li>
       <li>
-        <Link to={supportUrl} preventScrollReset onClick={onFollow}>
+        <Link to={supportUrl} preventScrollReset onClick={onOpenModal}>
           <SupportIcon /> Support
         </Link>
       </li>
       <li>
-        <Link to={exitUrl} preventScrollReset onClick={onFollow}>
+        <Link to={exitUrl} preventScrollReset onClick={onOpenModal}>
           <ExitIcon /> Exit
         </Link>
       </li>
@@ -272,6 +275,12 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const closeBurger = () => {
     if (burger.current) burger.current.open = false;
   };
+  // A modal opened from the menu hides the link that opened it: the menu's
+  // button stands in as its opener, so focus comes back there when it closes.
+  const closeBurgerForModal = () => {
+    closeBurger();
+    burger.current?.querySelector<HTMLElement>(":scope > summary")?.focus();
+  };
   return (
     <div className="app-shell">
       <aside className="sidebar" aria-label="Sidebar">
@@ -304,6 +313,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
               buyCryptoUrl={loaderData.buyCryptoUrl}
               unread={unread}
               onFollow={closeBurger}
+              onOpenModal={closeBurgerForModal}
             />
           </nav>
         </details>

@@ -1,7 +1,8 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { SUPPORT_TEXTS, SupportPage, supportSchema } from "../components/support-modal";
+import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message";
+import { SupportPage, type SupportActionData } from "../components/support-modal";
 import { readForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
 import { commitSession, requireUser } from "../session.server";
@@ -22,7 +23,9 @@ function safeReturnPath(value: FormDataEntryValue | string | null): string {
 }
 
 /** The body fields call 12 may refuse, as the form names them. */
-const FIELD_OF: Record<string, string> = { full_name: "fullName", phone: "phone", comment: "comment" };
+const FIELD_OF: Record<string, string> = Object.fromEntries(
+  Object.entries(SUPPORT_BODY_NAMES).map(([field, body]) => [body, field]),
+);
 
 export function meta() {
   return [{ title: "Support — Coinkeep" }];
@@ -51,9 +54,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   const { session, user } = await requireUser(request, context);
   const returnTo = safeReturnPath(formData.get("returnTo"));
-  const submission = parseWithZod(formData, { schema: supportSchema });
+  const submission = parseWithZod(formData, { schema: supportFormSchema });
   if (submission.status !== "success") {
-    return data({ result: submission.reply(), returnTo }, { status: 400 });
+    return data<SupportActionData>({ result: submission.reply(), returnTo }, { status: 400 });
   }
   const { fullName, phone = "", comment } = submission.value;
   // The visitor's address (when the host knows it) goes with it, for abuse handling: the client is the visitor's.
@@ -67,7 +70,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
     if (limited) {
-      return data(
+      return data<SupportActionData>(
         { result: submission.reply({ formErrors: [limited.message] }), returnTo },
         { status: limited.status, headers: limited.headers },
       );
@@ -84,7 +87,7 @@ export async function action({ request, context }: Route.ActionArgs) {
     } else {
       formErrors.push("Something went wrong");
     }
-    return data(
+    return data<SupportActionData>(
       { result: submission.reply({ fieldErrors, formErrors }), returnTo },
       { status: sent.kind === "rejected" ? 400 : 502 },
     );

@@ -6,7 +6,7 @@
 // value happens to be valid there), never a 5xx, and a refusal must change
 // nothing.
 
-/** Limits the API enforces (server/backend/api/schemas.ts, server/backend/domain/messages.ts). */
+/** Limits the API enforces (server/backend/api/schemas.ts, common/support-message.ts). */
 export const LIMITS = {
   email: 254,
   password: 1024,

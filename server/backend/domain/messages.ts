@@ -7,7 +7,13 @@
 // Operator functions take an AppDb, which may be a transaction, so the
 // operator commands can write their audit row atomically with the change.
 import { and, desc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { z } from "zod";
+import {
+  characters,
+  firstRefusal,
+  SUPPORT_FIELDS,
+  SUPPORT_TEXTS,
+  type SupportBodyField,
+} from "../../../common/support-message.ts";
 import type { AppDb } from "../db/index.ts";
 import {
   messageReads,
@@ -20,24 +26,13 @@ import {
 import { normaliseEmail } from "./accounts.ts";
 import { isUuid } from "./ledger.ts";
 
-/** The longest compliance message and support comment, in characters (code points). */
+/** The longest compliance message, in characters (code points). */
 export const MAX_MESSAGE = 5000;
-export const MAX_COMMENT = 5000;
-export const MAX_EMAIL = 254;
-export const MAX_FULL_NAME = 200;
-export const MAX_PHONE = 32;
 /** listSupportMessages answers at most this many rows. */
 export const MAX_SUPPORT_LIST = 1000;
 
 /** A programming or operator mistake in the arguments (the API checks its input before calling). */
 export class MessageInputError extends Error {}
-
-/** Characters, as a person counts them: code points, as PostgreSQL's char_length does. */
-function characters(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
 
 /** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
 function storable(text: string): boolean {
@@ -152,23 +147,6 @@ export async function openMessage(db: AppDb, userId: string, messageId: string):
 
 export type SupportKind = "support" | "contact";
 
-/**
- * What the sender sees when a field is refused: spec section 5 where it has a
- * text, ours (record 011) where it is silent.
- */
-export const SUPPORT_TEXTS = {
-  email: "Please enter a valid email address.",
-  fullName: "Please enter your full name.",
-  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
-  phone: "Phone number may contain only digits, with an optional leading +.",
-  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
-  supportComment: "Enter at least 1 word and 6 letters.",
-  contactComment: "Comment must be at least 6 characters.",
-  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
-  fullNameUnstorable: "Full name contains characters that cannot be stored.",
-  commentUnstorable: "Comment contains characters that cannot be stored.",
-} as const;
-
 /** A message as the sender wrote it (call 12's body without the platform). */
 export type SupportMessageInput =
   | { kind: "support"; email: string; fullName: string; phone?: string | undefined; comment: string }
@@ -176,7 +154,7 @@ export type SupportMessageInput =
 
 export interface SupportIssue {
   /** The body field: email, full_name, phone or comment. */
-  path: "email" | "full_name" | "phone" | "comment";
+  path: SupportBodyField;
   message: string;
 }
 
@@ -192,59 +170,48 @@ export interface CheckedSupportMessage {
   comment: string;
 }
 
-const emailFormat = z.email();
-const PHONE = /^\+?[0-9]+$/u;
-const WORD = /[\p{L}\p{N}]/u;
-
 /**
- * Checks a support or contact message by the rules of spec section 5 and our
- * length limits. Issues come in body order (email, full_name, phone, comment),
- * at most one per field.
+ * Checks a support or contact message by the field rules both tiers share
+ * (common/support-message.ts) and that it can be stored. Issues come in body
+ * order (email, full_name, phone, comment), at most one per field: the first
+ * rule the field breaks.
  */
 export function checkSupportMessage(
   input: SupportMessageInput,
 ): { ok: true; value: CheckedSupportMessage } | { ok: false; issues: SupportIssue[] } {
   const issues: SupportIssue[] = [];
+  const refuse = (path: SupportIssue["path"], message: string | null) => {
+    if (message !== null) issues.push({ path, message });
+    return message !== null;
+  };
 
   const email = normaliseEmail(input.email);
-  if (email.length > MAX_EMAIL || !emailFormat.safeParse(email).success) {
-    issues.push({ path: "email", message: SUPPORT_TEXTS.email });
-  }
+  refuse("email", firstRefusal(SUPPORT_FIELDS.email, email));
 
   let fullName: string | null = null;
   let phone: string | null = null;
   if (input.kind === "support") {
     fullName = input.fullName.trim();
-    if (characters(fullName) < 2) issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullName });
-    else if (characters(fullName) > MAX_FULL_NAME) {
-      issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullNameTooLong });
-    } else if (!storable(fullName)) {
-      issues.push({ path: "full_name", message: SUPPORT_TEXTS.fullNameUnstorable });
+    if (!refuse("full_name", firstRefusal(SUPPORT_FIELDS.fullName, fullName)) && !storable(fullName)) {
+      refuse("full_name", SUPPORT_TEXTS.fullNameUnstorable);
     }
 
     const rawPhone = (input.phone ?? "").trim();
     if (rawPhone !== "") {
       phone = rawPhone;
-      if (!PHONE.test(rawPhone)) issues.push({ path: "phone", message: SUPPORT_TEXTS.phone });
-      else if (rawPhone.length > MAX_PHONE)
-        issues.push({ path: "phone", message: SUPPORT_TEXTS.phoneTooLong });
+      refuse("phone", firstRefusal(SUPPORT_FIELDS.phone, rawPhone));
     }
   }
 
   const comment = input.comment;
-  const trimmed = comment.trim();
-  const tooShort =
-    input.kind === "support" ? characters(trimmed) < 6 || !WORD.test(trimmed) : characters(trimmed) < 6;
-  if (tooShort) {
-    issues.push({
-      path: "comment",
-      message: input.kind === "support" ? SUPPORT_TEXTS.supportComment : SUPPORT_TEXTS.contactComment,
-    });
-  } else if (characters(comment) > MAX_COMMENT) {
-    issues.push({ path: "comment", message: SUPPORT_TEXTS.commentTooLong });
-  } else if (!storable(comment)) {
-    issues.push({ path: "comment", message: SUPPORT_TEXTS.commentUnstorable });
-  }
+  const refused = refuse(
+    "comment",
+    firstRefusal(
+      input.kind === "support" ? SUPPORT_FIELDS.supportComment : SUPPORT_FIELDS.contactComment,
+      comment,
+    ) ?? firstRefusal(SUPPORT_FIELDS.commentLength, comment),
+  );
+  if (!refused && !storable(comment)) refuse("comment", SUPPORT_TEXTS.commentUnstorable);
 
   if (issues.length > 0) return { ok: false, issues };
   return { ok: true, value: { kind: input.kind, email, fullName, phone, comment } };

@@ -1,0 +1,72 @@
+import { expect, test, type Page, type TestInfo } from "@playwright/test";
+import { createUser, jsEnabled, login, sidebar, visit } from "./helpers";
+
+// The signed-in shell's two modals, Exit and Support, share one dialog hook
+// with the contact popup and the send form's risk warning (useDialog). With
+// scripts Escape closes each of them and focus goes back to the link that
+// opened it; without scripts each is a URL (`?modal=`) and its backdrop is a
+// link back. The contact popup's and the risk warning's own tests (info.spec,
+// send.spec) check the same for those two.
+
+const MODALS = [
+  { link: "Exit", name: "Are you sure you want to exit?", param: "exit" },
+  { link: "Support", name: "Start Here", param: "support" },
+] as const;
+
+async function signIn(page: Page, testInfo: TestInfo, tag: string) {
+  const user = await createUser(page.request, tag);
+  await login(page, testInfo, user);
+}
+
+for (const modal of MODALS) {
+  test(`the ${modal.link} modal from the sidebar: Escape closes it and focus goes back to '${modal.link}'`, async ({
+    page,
+  }, testInfo) => {
+    await signIn(page, testInfo, `dialog-${modal.param}`);
+    await visit(page, "/history", testInfo);
+    const opener = sidebar(page).getByRole("link", { name: modal.link });
+    const dialog = page.getByRole("dialog", { name: modal.name });
+
+    await opener.click();
+    await expect(dialog).toBeVisible();
+    await expect(page).toHaveURL(new RegExp(`/history\\?modal=${modal.param}$`));
+    if (!jsEnabled(testInfo)) {
+      // Without scripts the backdrop is a link to the page without the modal.
+      await page.mouse.click(5, 5);
+      await expect(dialog).toHaveCount(0);
+      await expect(page).toHaveURL(/\/history$/);
+      return;
+    }
+    // Focus starts inside the dialog (a modal dialog keeps it there).
+    await expect
+      .poll(() => page.evaluate(() => document.activeElement?.closest("dialog") !== null))
+      .toBe(true);
+    await page.keyboard.press("Escape");
+    await expect(dialog).toHaveCount(0);
+    await expect(page).toHaveURL(/\/history$/);
+    await expect(opener).toBeFocused();
+
+    // Opened again with the keyboard, closed the same way: focus still comes back.
+    await page.keyboard.press("Enter");
+    await expect(dialog).toBeVisible();
+    await page.keyboard.press("Escape");
+    await expect(dialog).toHaveCount(0);
+    await expect(opener).toBeFocused();
+  });
+}
+
+test("opened from the mobile menu, which closes: Escape gives focus to the menu's button", async ({
+  page,
+}, testInfo) => {
+  test.skip(!jsEnabled(testInfo), "Escape closes a modal dialog only with scripts");
+  await page.setViewportSize({ width: 390, height: 844 });
+  await signIn(page, testInfo, "dialog-mobile");
+  await page.locator(".burger > summary").click();
+  await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name: "Exit" }).click();
+  const dialog = page.getByRole("dialog", { name: "Are you sure you want to exit?" });
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(dialog).toHaveCount(0);
+  await expect(page).toHaveURL(/\/home$/);
+  await expect(page.locator(".burger > summary")).toBeFocused();
+});
