@@ -3,7 +3,7 @@
 // else, and serves the built assets. Run through `npm start`.
 import cluster from "node:cluster";
 import { randomUUID } from "node:crypto";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
@@ -47,6 +47,36 @@ const IP_RETENTION_MS = 90 * 24 * 3600_000;
 const notFound = () => refusalResponse(refusal("not_found"));
 
 /**
+ * Where the web tier comes from: the production build (`builtWebTier`, what
+ * `npm start` serves) or, for `npm run dev`, Vite's current build of app/
+ * (server/host/dev.ts). Everything else about a request (edge checks, security
+ * headers, the API, the load context) is the same for both.
+ */
+export interface WebTierSource {
+  mode: "production" | "development";
+  /** The server build to answer a page request with (dev: reloaded after each edit). */
+  build(): ServerBuild | Promise<ServerBuild>;
+  /** Answers requests for assets (connect-style); calls `next` for everything else. */
+  assets(req: IncomingMessage, res: ServerResponse, pathname: string, next: () => void): void;
+  /** Called once the HTTP server exists, before it listens (dev: Vite's HMR socket shares the port). */
+  attach?(server: Server): Promise<void>;
+  /** The CSP a development source needs instead of the production one; never set by the production build. */
+  devCsp?(nonce: string): string;
+  close?(): Promise<void>;
+}
+
+/** The production web tier: build/server/index.js, and build/client's files served from memory. */
+export async function builtWebTier(): Promise<WebTierSource> {
+  const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
+  const serveStatic = createStaticHandler(path.join(root, "build/client"));
+  return {
+    mode: "production",
+    build: () => build,
+    assets: (req, res, pathname, next) => void (serveStatic(req, res, pathname) || next()),
+  };
+}
+
+/**
  * With WORKERS > 1 on Linux each worker listens on a socket of its own on the
  * shared port (SO_REUSEPORT) and the kernel spreads new connections over the
  * living ones (record 019). Elsewhere the workers share node:cluster's handle.
@@ -62,7 +92,7 @@ function forwardedRequestId(req: IncomingMessage): string | undefined {
     : undefined;
 }
 
-export async function startHost(config: Config) {
+export async function startHost(config: Config, source?: WebTierSource) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const sessions = createSessionKV(database.db, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
 
@@ -100,13 +130,7 @@ export async function startHost(config: Config) {
     (feeds ? await feeds(request) : undefined) ??
     (backend ? await backend.handler(request, requestFacts()?.sender ?? client) : notFound());
 
-  const build = (await import(pathToFileURL(path.join(root, "build/server/index.js")).href)) as ServerBuild;
-  // The context key must be the very object the built app reads, so the app's
-  // server entry exports it.
-  const { servicesContext, nonceContext } = build.entry.module as unknown as {
-    servicesContext: RouterContext<AppServices>;
-    nonceContext: RouterContext<string>;
-  };
+  const webSource = source ?? (await builtWebTier());
 
   // The visitor's address for each web request, keyed by the request's own
   // context (so it goes away with it); public forms pass it on to the API.
@@ -141,9 +165,16 @@ export async function startHost(config: Config) {
   };
 
   const web = createRequestListener({
-    build,
-    mode: "production",
-    getLoadContext(request, client) {
+    build: () => webSource.build(),
+    mode: webSource.mode,
+    async getLoadContext(request, client) {
+      // The context keys must be the very objects the app reads, so the app's server
+      // entry exports them. (In dev, an edit of app/context.ts landing between this
+      // and the handler's own build() fails that one request; the production build never changes.)
+      const { servicesContext, nonceContext } = (await webSource.build()).entry.module as unknown as {
+        servicesContext: RouterContext<AppServices>;
+        nonceContext: RouterContext<string>;
+      };
       const context = new RouterContextProvider();
       context.set(servicesContext, services);
       const facts = requestFacts();
@@ -162,7 +193,6 @@ export async function startHost(config: Config) {
     },
   });
   const apiListener = createFetchListener(apiAll);
-  const serveStatic = createStaticHandler(path.join(root, "build/client"));
 
   function handle(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
@@ -173,6 +203,7 @@ export async function startHost(config: Config) {
     // CSP with this request's nonce, HSTS, nosniff, … on every response (record 014).
     const facts = inspect(req, proxyTrust, webTier);
     setSecurityHeaders(res, facts, config.env === "production");
+    if (webSource.devCsp) res.setHeader("Content-Security-Policy", webSource.devCsp(facts.nonce));
     res.on("finish", () => {
       log.info("request", {
         requestId,
@@ -191,15 +222,16 @@ export async function startHost(config: Config) {
       if (isCrossSite(req, () => ownOrigin(req, facts, config.publicUrl))) return refuse(res, 403, isApi);
       runWithFacts(facts, () => {
         if (isApi) return void apiListener(req, res);
-        if (serveStatic(req, res, pathname)) return;
-        if (pathname === "/favicon.ico") {
-          res.statusCode = 404;
-          return void res.end();
-        }
-        // The API bounds its own bodies (413); the web tier's are judged here, unread.
-        const tooLarge = webBodyRefusal(req);
-        if (tooLarge !== null) return refuse(res, tooLarge, false);
-        void web(req, res);
+        webSource.assets(req, res, pathname, () => {
+          if (pathname === "/favicon.ico") {
+            res.statusCode = 404;
+            return void res.end();
+          }
+          // The API bounds its own bodies (413); the web tier's are judged here, unread.
+          const tooLarge = webBodyRefusal(req);
+          if (tooLarge !== null) return refuse(res, tooLarge, false);
+          void web(req, res);
+        });
       });
     });
   }
@@ -212,6 +244,7 @@ export async function startHost(config: Config) {
   );
   server.maxConnections = 10_000;
   server.keepAliveTimeout = 65_000;
+  await webSource.attach?.(server);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     // A worker's own socket (exclusive: not the cluster's shared handle): a connection waits
@@ -272,6 +305,7 @@ export async function startHost(config: Config) {
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
+      await webSource.close?.();
       await database.close();
     },
   };
@@ -362,11 +396,19 @@ async function holdPort(port: number): Promise<NetServer> {
   return guard;
 }
 
-/** Runs the server until SIGTERM or SIGINT. */
-export async function main() {
+/**
+ * Runs the server until SIGTERM or SIGINT. `npm run dev` (server/host/dev.ts)
+ * passes its own environment defaults and Vite as the web tier's source.
+ */
+export async function main(
+  options: {
+    env?: Record<string, string | undefined>;
+    web?: (config: Config) => Promise<WebTierSource>;
+  } = {},
+) {
   let config: Config;
   try {
-    config = loadConfig();
+    config = loadConfig(options.env);
   } catch (error) {
     if (error instanceof ConfigError) {
       console.error(error.message);
@@ -380,7 +422,7 @@ export async function main() {
       await runPrimary(config);
       return;
     }
-    host = await startHost(config);
+    host = await startHost(config, await options.web?.(config));
   } catch (error) {
     // Refused before listening (the data folder's lock, record 019; a taken port): one clear line.
     if (error instanceof DataDirLockedError || error instanceof StartError) {
