@@ -30,8 +30,14 @@ export const TIER_RULES: readonly TierRule[] = [
   },
   {
     files: "server/ops/",
-    mayImport: ["server/ops/", "server/backend/", "common/", "server/host/config.ts"],
-    why: "operator commands drive the backend; of the process they read only its configuration",
+    mayImport: [
+      "server/ops/",
+      "server/backend/",
+      "common/",
+      "server/host/config.ts",
+      "server/host/ops-socket.ts",
+    ],
+    why: "operator commands drive the backend; of the process they read only its configuration and talk to a running server through its ops socket",
   },
   {
     files: "server/host/",

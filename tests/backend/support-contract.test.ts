@@ -102,7 +102,12 @@ for (const target of databaseTargets()) {
         const answer = await requestMessage({ email: uniqueEmail("contract"), ...valid, [body]: value });
         expect(answer).toEqual({
           status: 400,
-          body: { success: false, message: text, issues: [{ path: body, message: text }] },
+          body: {
+            success: false,
+            code: "invalid_message",
+            message: text,
+            issues: [{ path: body, message: text }],
+          },
         });
       },
     );
@@ -113,6 +118,7 @@ for (const target of databaseTargets()) {
         status: 400,
         body: {
           success: false,
+          code: "invalid_message",
           message: SUPPORT_TEXTS.contactComment,
           issues: [{ path: "comment", message: SUPPORT_TEXTS.contactComment }],
         },

@@ -10,65 +10,12 @@ import { checkTiers, type Violation } from "../../scripts/check-tiers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
-/**
- * TEMPORARY, to be emptied when the fixes are merged: the two type-only cycles
- * issue 13 names (the form schemas live in component files and the routes
- * import the components), being fixed on another branch. Each entry is the set
- * of files of one cycle; a knot with one more file fails again.
- */
-const TEMPORARY_ALLOWED_CYCLES: readonly (readonly string[])[] = [
-  ["app/components/contact-form.tsx", "app/routes/contact.tsx"],
-  ["app/components/support-modal.tsx", "app/routes/support.tsx"],
-];
-
-/**
- * TEMPORARY, to be emptied when the fixes are merged: imports across the line
- * that the layout commit left and that this check found (importer -> imported).
- * - The backend's bounded body reader sits in the process's folder
- *   (server/host/streams.ts); only the backend uses it.
- * - The operator CLI reaches a running server through the client half of
- *   server/host/ops-socket.ts.
- */
-const TEMPORARY_ALLOWED_IMPORTS: readonly (readonly [string, string])[] = [
-  ["server/backend/api/http.ts", "server/host/streams.ts"],
-  ["server/backend/feeds/feed.ts", "server/host/streams.ts"],
-  ["server/ops/cli.ts", "server/host/ops-socket.ts"],
-];
-
-const sameFiles = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.toSorted().join("\n") === b.toSorted().join("\n");
-
-function allowedNow(violation: Violation): boolean {
-  if (violation.rule === "cycle") {
-    return TEMPORARY_ALLOWED_CYCLES.some((files) => sameFiles(files, violation.cycle));
-  }
-  if (violation.rule === "forbidden-import") {
-    return TEMPORARY_ALLOWED_IMPORTS.some(
-      ([from, to]) => violation.edge.from === from && violation.edge.to === to,
-    );
-  }
-  return false;
-}
-
 describe("the tier rule and the no-cycle rule", () => {
   const violations = checkTiers(root);
 
   test("no file imports across the tier line, and no import cycle", () => {
     // Each message names the file and line, the import, and the rule it breaks (or the whole cycle).
-    expect(violations.filter((violation) => !allowedNow(violation)).map((v) => v.message)).toEqual([]);
-  });
-
-  test("every temporary allowance still matches something (empty the lists when fixed)", () => {
-    const stale = [
-      ...TEMPORARY_ALLOWED_CYCLES.filter(
-        (files) => !violations.some((v) => v.rule === "cycle" && sameFiles(files, v.cycle)),
-      ).map((files) => `cycle ${files.join(" <-> ")}`),
-      ...TEMPORARY_ALLOWED_IMPORTS.filter(
-        ([from, to]) =>
-          !violations.some((v) => v.rule === "forbidden-import" && v.edge.from === from && v.edge.to === to),
-      ).map(([from, to]) => `import ${from} -> ${to}`),
-    ];
-    expect(stale).toEqual([]);
+    expect(violations.map((v) => v.message)).toEqual([]);
   });
 });
 
