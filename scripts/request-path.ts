@@ -6,7 +6,8 @@
 //
 // It builds the app with a source map for the server bundle only
 // (`react-router build --sourcemapServer hidden`: the same code as the default
-// build, the map beside it, nothing for the browser), starts the real host on a
+// build, build/server/index.js.map beside it, no map for the browser; it
+// replaces the tree's build/), starts the real host (NODE_ENV=production) on a
 // fresh embedded database in a temporary folder with the V8 inspector on,
 // and sets up a user the way a user and an operator would: call 1 creates the
 // account, /fast-login signs in, the wallet page's form requests a BTC wallet,
@@ -16,8 +17,8 @@
 // of its redirect), then GET /home and GET /wallet/btc, --runs times (default 2).
 //
 // What is measured comes from V8's precise coverage with call counts (block
-// coverage, so an async function counts once per call), taken
-// right before and right after each request (taking it resets the counters).
+// coverage, so an async function counts once per call), taken right before and
+// right after each request (taking it resets the counters).
 // The backend and the host run unbundled (type stripping), so their functions
 // have their real files; the web tier runs from build/server/index.js, whose
 // functions are mapped back to app/ and common/ files with the source map.
@@ -36,8 +37,9 @@ import { parseArgs } from "node:util";
 // ─── What is counted ────────────────────────────────────────────────────────
 // One row per function: the end of its file's path from the project root
 // (a suffix, so both the old server/… and the new server/backend/… layout
-// match) and its name as V8 reports it. Refactors rename and move functions:
-// change the rows here, and check the report's "matched" column.
+// match) and its name as V8 reports it (a web-tier function by its name in the
+// bundle, less the bundler's $n). Refactors rename and move functions: change
+// the rows here; the report marks a row whose name it finds in no loaded file.
 //
 //   exchange      (b) an in-process JSON exchange between the web tier and the backend
 //   credential    (c) a credential check: e-mail + 12-word phrase, or e-mail + password
