@@ -316,6 +316,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(await connection.client.openMessage({ ...input, messageId: "nope" })).toEqual({
         ok: false,
         kind: "rejected",
+        code: "message_not_found",
         status: 404,
         message: "Message not found.",
       });
@@ -427,6 +428,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       ).toEqual({
         ok: false,
         kind: "rejected",
+        code: "invalid_message",
         status: 400,
         message: TEXTS.fullName,
         issues: [

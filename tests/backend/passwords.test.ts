@@ -253,6 +253,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     expect(await login(ctx, legacy.email, ASCII_DIGITS)).toEqual({ ok: false, reason: "wrong-password" });
     expect(await login(ctx, legacy.email, FULLWIDTH_DIGITS)).toEqual({
       ok: true,
+      userId: legacy.id,
       email: legacy.email,
       words: legacy.words.split(" "),
     });
