@@ -9,7 +9,7 @@ import {
   type BackendFailure,
 } from "./backend.server";
 import type { AppServices } from "./context";
-import { createPricesClient } from "./prices.server";
+import { createInProcessPricesClient, createPricesClient, type PricesClient } from "./prices.server";
 import { services } from "./session.server";
 
 /**
@@ -82,14 +82,15 @@ export function transactionsBefore(url: URL): { transactionsBefore: string } | R
 
 /** The second client: the prices service (crypto prices and currency rates), one per host. */
 const pricesOf = memoize((s: AppServices) =>
-  createPricesClient({
-    baseUrl: s.config.pricesBaseUrl,
-    appName: s.config.platform,
-    appUrl: s.config.appUrl,
-    ...(s.pricesFetch ? { fetch: s.pricesFetch } : {}),
-  }),
+  s.prices
+    ? createInProcessPricesClient(s.prices)
+    : createPricesClient({
+        baseUrl: s.config.pricesBaseUrl,
+        appName: s.config.platform,
+        appUrl: s.config.appUrl,
+      }),
 );
 
-export function prices(context: Readonly<RouterContextProvider>): ReturnType<typeof createPricesClient> {
+export function prices(context: Readonly<RouterContextProvider>): PricesClient {
   return pricesOf(services(context));
 }

@@ -108,7 +108,7 @@ export function createInProcessClient(
   platform: string,
   clientIp: string | undefined,
 ): BackendClient {
-  const checked = new Map<string, Principal>();
+  const checked = new Map<string, Promise<Principal | null>>();
   return clientOf(async (name, input) => {
     // The address the host believed for the request this call runs under, unless given.
     const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked };

@@ -3,6 +3,7 @@
 // The web tier never opens the database itself; the host injects the store.
 import { createContext, type RouterContextProvider } from "react-router";
 import type { BackendServices } from "../common/contract/client";
+import type { PricesServices } from "../common/contract/prices";
 
 export interface WebConfig {
   platform: string;
@@ -60,8 +61,8 @@ export interface AppServices {
   config: WebConfig;
   /** The in-process backend's services (called directly); undefined when it is remote (BACKEND_URL). */
   backend: BackendServices | undefined;
-  /** In-process prices service; undefined when it is remote. */
-  pricesFetch: ((request: Request) => Promise<Response>) | undefined;
+  /** The in-process prices service's answers (called directly); undefined when it is remote (PRICES_URL). */
+  prices: PricesServices | undefined;
   sessions: SessionKV;
   /**
    * The visitor's IP address for the request behind this context, when the

@@ -1,19 +1,29 @@
-// The web tier's second client: the prices service (server/backend/feeds/routes.ts,
-// or any service with the same API). Only fetch: in-process it is handed the
-// routes themselves, otherwise it talks HTTP to the configured base URL.
+// The web tier's second client: the prices service (common/contract/prices.ts),
+// with two transports like the backend's client: in-process, the service's
+// answers as values (server/backend/feeds/routes.ts, no Request and no JSON);
+// otherwise HTTP to the configured base URL (PRICES_URL).
 //
-//   GET {baseUrl}/crypto-prices/current   headers App_name, App_url
-//   GET {baseUrl}/currencies
-//
-// Every call resolves (never throws) to { ok: true, data } for a 2xx answer of
+// Every call resolves (never throws) to { ok: true, data } for an answer of
 // the expected shape, else { ok: false, message } (status set when the service
 // answered). Prices and rates stay decimal strings. A price entry that does not
 // check out is dropped on its own; a missing USDT entry is added (price 1,
 // change 0), as the spec asks of this client.
 import { z } from "zod";
-import { COINS, TICKERS } from "../common/coins";
+import { COINS } from "../common/coins";
 import { USDT_USD_PRICE } from "../common/contract/amounts";
+import {
+  cryptoPriceEntry,
+  cryptoPricesAnswer,
+  currenciesAnswer,
+  PRICES_PATHS,
+  type CryptoPriceEntry,
+  type CurrenciesData,
+  type PricesServices,
+} from "../common/contract/prices";
+import { log } from "../common/log";
 import { exchange } from "./lib/exchange.server";
+
+export type { CryptoPriceEntry, CurrenciesData };
 
 export interface PricesClientOptions {
   /** e.g. "http://127.0.0.1:3000/api" */
@@ -22,39 +32,13 @@ export interface PricesClientOptions {
   appName: string;
   /** Sent as App_url: this app's own URL. */
   appUrl: string;
-  /** In-process: the routes. Default: globalThis.fetch. */
+  /** Default: globalThis.fetch. */
   fetch?: (request: Request) => Promise<Response>;
   /** Default 5 000 ms. */
   timeoutMs?: number;
 }
 
-const decimal = z.string().regex(/^-?\d+(?:\.\d+)?$/u);
-const source = z.enum(["live", "snapshot"]);
-
-const cryptoPriceEntry = z.object({
-  ticker: z.enum(TICKERS),
-  last_price: decimal,
-  todays_change_perc: decimal,
-  currency: z.object({ name: z.string(), ticker: z.enum(TICKERS), short_name: z.string() }),
-});
-
-const cryptoPricesBody = z.object({
-  cryptoPrices: z.array(z.unknown()).max(1000),
-  asOf: z.string(),
-  source,
-});
-
-const rate = z.object({ current_price: decimal });
-
-const currenciesData = z.object({
-  rates: z.object({ USD: rate, EUR: rate, GBP: rate, CAD: rate }),
-  asOf: z.string(),
-  source,
-});
-
 const rejectionBody = z.object({ message: z.string() });
-
-export type CryptoPriceEntry = z.infer<typeof cryptoPriceEntry>;
 
 export interface CryptoPricesData {
   cryptoPrices: CryptoPriceEntry[];
@@ -62,8 +46,6 @@ export interface CryptoPricesData {
   asOf: string;
   source: "live" | "snapshot";
 }
-
-export type CurrenciesData = z.infer<typeof currenciesData>;
 
 export type PricesResult<T> = { ok: true; data: T } | { ok: false; message: string; status?: number };
 
@@ -85,12 +67,55 @@ function failed(message: string, status?: number): { ok: false; message: string;
   return status === undefined ? { ok: false, message } : { ok: false, message, status };
 }
 
+/** A prices answer checked: the entries that check out, and USDT at its fixed price when missing. */
+function pricesData(parsed: unknown): PricesResult<CryptoPricesData> {
+  const result = cryptoPricesAnswer.safeParse(parsed);
+  if (!result.success) return failed("The price service answered with an unexpected body.");
+  const cryptoPrices: CryptoPriceEntry[] = [];
+  for (const raw of result.data.cryptoPrices) {
+    const entry = cryptoPriceEntry.safeParse(raw);
+    if (entry.success) cryptoPrices.push(entry.data);
+  }
+  if (!cryptoPrices.some((entry) => entry.ticker === "USDT"))
+    cryptoPrices.push({ ...USDT_ENTRY, currency: { ...USDT_ENTRY.currency } });
+  return { ok: true, data: { cryptoPrices, asOf: result.data.asOf, source: result.data.source } };
+}
+
+function ratesData(parsed: unknown): PricesResult<CurrenciesData> {
+  const result = currenciesAnswer.safeParse(parsed);
+  return result.success
+    ? { ok: true, data: result.data }
+    : failed("The price service answered with an unexpected body.");
+}
+
+/** The client over the prices service in this process: its answers as values, checked as over HTTP. */
+export function createInProcessPricesClient(service: PricesServices): PricesClient {
+  async function answer<T>(read: () => Promise<unknown>, check: (parsed: unknown) => PricesResult<T>) {
+    try {
+      return check(await read());
+    } catch (error) {
+      // As the route would: a fault of the service's is a 500, logged without details.
+      log.error("feed route error", { error: error instanceof Error ? error.name : typeof error });
+      return failed("The price service failed (status 500).", 500);
+    }
+  }
+  return {
+    currentPrices: () => answer(() => service.cryptoPrices(), pricesData),
+    currencies: () => answer(() => service.currencies(), ratesData),
+  };
+}
+
+/** The client over HTTP. */
 export function createPricesClient(opts: PricesClientOptions): PricesClient {
   const baseUrl = opts.baseUrl.replace(/\/+$/u, "");
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const send = opts.fetch ?? ((request: Request) => globalThis.fetch(request));
 
-  async function get<T>(path: string, withApp: boolean, schema: z.ZodType<T>): Promise<PricesResult<T>> {
+  async function get<T>(
+    path: string,
+    withApp: boolean,
+    check: (parsed: unknown) => PricesResult<T>,
+  ): Promise<PricesResult<T>> {
     const headers = new Headers({ accept: "application/json" });
     if (withApp) {
       headers.set("App_name", opts.appName);
@@ -119,24 +144,12 @@ export function createPricesClient(opts: PricesClientOptions): PricesClient {
       );
     }
     if (status < 200 || status >= 300) return failed(`The price service failed (status ${status}).`, status);
-    const data = schema.safeParse(parsed);
-    if (!data.success) return failed("The price service answered with an unexpected body.", status);
-    return { ok: true, data: data.data };
+    const checked = check(parsed);
+    return checked.ok ? checked : { ...checked, status };
   }
 
   return {
-    async currentPrices() {
-      const result = await get("/crypto-prices/current", true, cryptoPricesBody);
-      if (!result.ok) return result;
-      const cryptoPrices: CryptoPriceEntry[] = [];
-      for (const raw of result.data.cryptoPrices) {
-        const entry = cryptoPriceEntry.safeParse(raw);
-        if (entry.success) cryptoPrices.push(entry.data);
-      }
-      if (!cryptoPrices.some((entry) => entry.ticker === "USDT"))
-        cryptoPrices.push({ ...USDT_ENTRY, currency: { ...USDT_ENTRY.currency } });
-      return { ok: true, data: { cryptoPrices, asOf: result.data.asOf, source: result.data.source } };
-    },
-    currencies: () => get("/currencies", false, currenciesData),
+    currentPrices: () => get(PRICES_PATHS.cryptoPrices, true, pricesData),
+    currencies: () => get(PRICES_PATHS.currencies, false, ratesData),
   };
 }

@@ -212,16 +212,21 @@ const rotatedIn = new WeakMap<
  */
 const readIn = new WeakMap<
   Readonly<RouterContextProvider>,
-  { cookie: string | null; read: Promise<SessionRead> }
+  { cookie: string | null; url: string; read: Promise<SessionRead> }
 >();
 
 export async function getSession(request: Request, context: Readonly<RouterContextProvider>) {
   const cookie = request.headers.get("Cookie");
   const rotated = rotatedIn.get(context);
   if (rotated && rotated.cookie === cookie) return rotated.session;
+  // Keyed by the cookie and the URL too: only the same request's callers share a read.
   let entry = readIn.get(context);
-  if (!entry || entry.cookie !== cookie) {
-    entry = { cookie, read: sessionsFor(services(context)).load(cookie, isActivity(request)) };
+  if (!entry || entry.cookie !== cookie || entry.url !== request.url) {
+    entry = {
+      cookie,
+      url: request.url,
+      read: sessionsFor(services(context)).load(cookie, isActivity(request)),
+    };
     readIn.set(context, entry);
   }
   const { token, data } = await entry.read;
@@ -236,7 +241,7 @@ function rememberWrite(context: Readonly<RouterContextProvider>, token: string, 
   const read = entry.read.then((was) =>
     was.token === token ? { token, data: data && structuredClone(data) } : was,
   );
-  readIn.set(context, { cookie: entry.cookie, read });
+  readIn.set(context, { ...entry, read });
 }
 
 /**

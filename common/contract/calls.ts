@@ -465,12 +465,6 @@ export type CallBody<N extends CallName> = z.output<Calls[N]["body"]>;
 /** A call's answer. */
 export type CallAnswer<N extends CallName> = z.output<Calls[N]["answer"]>;
 
-/** The prices service's routes (spec section 7, "Prices"), under the same base path. */
-export const PRICES_PATHS = {
-  cryptoPrices: "/crypto-prices/current",
-  currencies: "/currencies",
-} as const;
-
 /** Headers our own web tier adds to its HTTP calls (records 011, 026). */
 export const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";
 export const BACKEND_TOKEN_HEADER = "X-Coinkeep-Backend-Token";

@@ -40,7 +40,7 @@ export interface Caller {
    * and each after the first is answered from here instead of checking again.
    * Absent over HTTP: every call checks its own.
    */
-  checked?: Map<string, Principal>;
+  checked?: Map<string, Promise<Principal | null>>;
 }
 
 /** A service's answer: the call's answer (a replayed send says so), or a refusal. */

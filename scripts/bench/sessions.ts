@@ -137,7 +137,7 @@ export async function mintSessions(
       fastLoginOrigins: [],
     },
     backend: undefined,
-    pricesFetch: undefined,
+    prices: undefined,
     sessions: createSessionKV(db, { idleMs: opts.idleMs, maxMs: opts.maxMs }),
   };
   const cookies: string[] = Array.from({ length: users.length });

@@ -57,14 +57,33 @@ async function checkWords(
   words: string | readonly string[],
   check: typeof checkCredentials = checkCredentials,
 ): Promise<WordsCheck> {
-  const known = caller.checked?.get(checkedKey(email, words));
-  if (known && check === checkCredentials) return { ok: true, ...known };
+  if (check !== checkCredentials || !caller.checked) return checkWordsNow(ctx, caller, email, words, check);
+  // A request's loaders call at once: the second waits for the first's check instead of making its own.
+  const key = checkedKey(email, words);
+  const earlier = caller.checked.get(key);
+  const principal = earlier && (await earlier);
+  if (principal) return { ok: true, ...principal };
+  const result = checkWordsNow(ctx, caller, email, words, check);
+  if (!earlier)
+    caller.checked.set(
+      key,
+      result.then((r) => (r.ok ? { userId: r.userId, email: r.email } : null)),
+    );
+  return result;
+}
+
+async function checkWordsNow(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+  check: typeof checkCredentials,
+): Promise<WordsCheck> {
   const before = await ctx.limits?.beforeWordsCheck(email, caller.senderIp);
   if (isLimited(before)) return { ok: false, limited: limitedRefusal(before) };
   const result = await check(ctx, email, words);
   if (result.ok) {
     if (before?.hadFailures) await ctx.limits?.wordsCheckSucceeded(email, caller.senderIp);
-    caller.checked?.set(checkedKey(email, words), { userId: result.userId, email: result.email });
     return { ok: true, userId: result.userId, email: result.email };
   }
   const limited = await ctx.limits?.wordsCheckFailed(email, caller.senderIp);
@@ -133,10 +152,10 @@ export function createServices(ctx: ServicesContext): BackendServices {
       if (!result.ok) return refusal(result.reason === "not-found" ? "user_not_found" : "wrong_password");
       await reservation?.succeeded();
       // The password opened the phrase: within this request the phrase needs no second check.
-      caller.checked?.set(checkedKey(result.email, result.words), {
-        userId: result.userId,
-        email: result.email,
-      });
+      caller.checked?.set(
+        checkedKey(result.email, result.words),
+        Promise.resolve({ userId: result.userId, email: result.email }),
+      );
       return {
         ok: true,
         data: {

@@ -120,7 +120,6 @@ export async function startHost(config: Config, source?: WebTierSource) {
   const feeds = config.pricesUrl
     ? undefined
     : createFeedRoutes({ offline: config.feedsOffline, platform: config.platform, market });
-  const feedsFetch = feeds ? async (request: Request) => (await feeds(request)) ?? notFound() : undefined;
   // /api: the public data routes first, then the accounts and wallets API.
   // Both parameters are declared so the listener hands over the connection's
   // address (it passes it only to handlers of two parameters); the API records
@@ -159,7 +158,7 @@ export async function startHost(config: Config, source?: WebTierSource) {
       sessionIdleMs: config.sessionIdleMs,
     },
     backend: backend?.services,
-    pricesFetch: feedsFetch,
+    prices: feeds?.services,
     sessions,
     clientAddress: (context) => clientAddresses.get(context),
   };

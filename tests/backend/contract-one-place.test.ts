@@ -5,6 +5,7 @@
 // there sees both tiers change with it, and a tier that kept its own copy fails here.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { createInProcessClient } from "../../app/backend.server.ts";
 import { checkSend, parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send.ts";
 import { parseDecimal } from "../../common/decimal.ts";
 import {
@@ -15,7 +16,9 @@ import {
 } from "../../common/contract/amounts.ts";
 import { CALLS } from "../../common/contract/calls.ts";
 import { REFUSALS } from "../../common/contract/refusals.ts";
+import { eq } from "drizzle-orm";
 import type { AppDb } from "../../server/backend/db/index.ts";
+import { users } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../server/backend/domain/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
@@ -145,5 +148,47 @@ describe.each(databaseTargets())("the contract is written once ($name)", (target
     expect(new Set(paths).size).toBe(paths.length);
     expect(paths).toContain("/aml-authentication");
     expect(paths).toContain("/request-message");
+  });
+});
+
+describe.each(databaseTargets())("one credential check per web request, in-process ($name)", (target) => {
+  let opened: OpenedDatabase;
+  let db: AppDb;
+  beforeAll(async () => {
+    opened = await target.open();
+    db = opened.database.db;
+  }, 120_000);
+  afterAll(async () => {
+    await opened?.dispose();
+  });
+
+  test("the request's client answers its later calls from the first check; the next request checks again", async () => {
+    const handler = createTestHandler(db);
+    const email = uniqueEmail("once");
+    const first = createInProcessClient(handler.services, "CK", undefined);
+    const created = await first.createAccount({ email, password: "pw-1234", passwordConfirmed: "pw-1234" });
+    if (!created.ok) throw new Error("account");
+    const me = { email, twelveWords: created.data.twelveWords };
+
+    // One request: three calls at once (as a page's loaders make them), then the phrase stops checking out.
+    const request = createInProcessClient(handler.services, "CK", undefined);
+    const answers = await Promise.all([
+      request.clientBalances(me),
+      request.newMessagesCount(me),
+      request.checkLoggedIn(me),
+    ]);
+    expect(answers.map((a) => a.ok)).toEqual([true, true, true]);
+    await db
+      .update(users)
+      .set({ phraseHmac: "0".repeat(64) })
+      .where(eq(users.email, email));
+    // Still this request: answered from its check, as the whole request was made by that user.
+    expect(await request.newMessagesCount(me)).toEqual({ ok: true, data: { newMessagesCount: 0 } });
+    // The next request checks again, and is refused.
+    const next = createInProcessClient(handler.services, "CK", undefined);
+    expect(await next.newMessagesCount(me)).toMatchObject({ ok: false, code: "invalid_credentials" });
+    // A wrong phrase is never remembered: each call checks it.
+    const wrong = { email, twelveWords: [...me.twelveWords.slice(1), me.twelveWords[0] ?? ""] };
+    expect(await request.checkLoggedIn(wrong)).toMatchObject({ ok: false, code: "invalid_credentials" });
   });
 });

@@ -45,7 +45,7 @@ function contextFor(db: AppDb): RouterContextProvider {
       fastLoginOrigins: [],
     },
     backend: undefined,
-    pricesFetch: undefined,
+    prices: undefined,
     sessions: createSessionKV(db, { idleMs: IDLE_MS, maxMs: MAX_MS }),
   };
   const context = new RouterContextProvider();

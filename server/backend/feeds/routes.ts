@@ -13,6 +13,8 @@
 import { z } from "zod";
 import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
 import { USDT_USD_PRICE } from "../../../common/contract/amounts.ts";
+import { API_BASE } from "../../../common/contract/calls.ts";
+import { PRICES_PATHS, type PricesServices } from "../../../common/contract/prices.ts";
 import { log } from "../../../common/log.ts";
 import { refusal } from "../../../common/contract/refusals.ts";
 import { json, refusalResponse } from "../api/http.ts";
@@ -43,11 +45,12 @@ export interface FeedRoutesOptions {
   now?: () => number;
 }
 
-export type FeedRoutes = (request: Request) => Promise<Response | undefined>;
+/** The routes (a Request in, a Response or undefined for another path out), and their answers as values (in-process). */
+export type FeedRoutes = ((request: Request) => Promise<Response | undefined>) & { services: PricesServices };
 
 export const FEED_PATHS = {
-  currencies: "/api/currencies",
-  cryptoPrices: "/api/crypto-prices/current",
+  currencies: `${API_BASE}${PRICES_PATHS.currencies}`,
+  cryptoPrices: `${API_BASE}${PRICES_PATHS.cryptoPrices}`,
 } as const;
 
 export const MAX_APP_URL_LENGTH = 2048;
@@ -166,7 +169,8 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
     return name === platform && url !== null && url.trim() !== "" && url.length <= MAX_APP_URL_LENGTH;
   }
 
-  async function currencies(): Promise<Response> {
+  /** GET /currencies's answer, as a value. */
+  async function currenciesAnswer() {
     const answer = await rates.get();
     const body: {
       rates: Record<Currency, { current_price: string }>;
@@ -182,11 +186,11 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
       asOf: answer.asOf,
       source: answer.source,
     };
-    return json(200, body, PUBLIC_CACHE);
+    return body;
   }
 
-  async function cryptoPrices(request: Request): Promise<Response> {
-    if (!knownApplication(request)) return refusalResponse(refusal("unknown_application"));
+  /** GET /crypto-prices/current's answer, as a value. */
+  async function cryptoPricesAnswer() {
     const answer = await prices.get();
     const entries = TICKERS.map((ticker) => {
       const quote = market.quoteIn(answer.data, ticker);
@@ -197,11 +201,14 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
         currency: { name: COINS[ticker].name, ticker, short_name: ticker.toLowerCase() },
       };
     });
-    return json(
-      200,
-      { cryptoPrices: entries, asOf: answer.asOf, source: answer.source },
-      { ...PUBLIC_CACHE, vary: "App_name, App_url" },
-    );
+    return { cryptoPrices: entries, asOf: answer.asOf, source: answer.source };
+  }
+
+  const currencies = async () => json(200, await currenciesAnswer(), PUBLIC_CACHE);
+
+  async function cryptoPrices(request: Request): Promise<Response> {
+    if (!knownApplication(request)) return refusalResponse(refusal("unknown_application"));
+    return json(200, await cryptoPricesAnswer(), { ...PUBLIC_CACHE, vary: "App_name, App_url" });
   }
 
   const routes = new Map<string, (request: Request) => Promise<Response>>([
@@ -209,7 +216,7 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
     [FEED_PATHS.cryptoPrices, cryptoPrices],
   ]);
 
-  return async function feedRoutes(request: Request): Promise<Response | undefined> {
+  async function feedRoutes(request: Request): Promise<Response | undefined> {
     let pathname: string;
     try {
       pathname = new URL(request.url).pathname;
@@ -230,5 +237,8 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
       });
       return refusalResponse(refusal("internal"));
     }
-  };
+  }
+  return Object.assign(feedRoutes, {
+    services: { cryptoPrices: cryptoPricesAnswer, currencies: currenciesAnswer },
+  });
 }
