@@ -5,24 +5,14 @@
 // deadline, moved forward by activity but never past created_at + the absolute
 // lifetime, and a read finds only a row whose two deadlines are both ahead.
 import { and, eq, gt, lt, sql } from "drizzle-orm";
+import type { SessionKV } from "../../app/context.ts";
 import type { AppDb } from "../backend/db/index.ts";
 import { webSessions } from "../backend/db/schema.ts";
 
-/** As app/context.ts SessionKV (the backend never imports from app/; the shapes must match). */
-export interface SessionKV {
-  insert(key: string, blob: string, owner: string | null): Promise<void>;
-  get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
-  update(key: string, blob: string, owner: string | null): Promise<void>;
-  /**
-   * Moves a live row to a new key with new data, keeping its created_at (the
-   * absolute lifetime still counts from sign-in): a session's id is rotated
-   * without extending it. False when no live row has the old key.
-   */
-  rekey(oldKey: string, newKey: string, blob: string, owner: string | null): Promise<boolean>;
-  touch(key: string): Promise<void>;
-  remove(key: string): Promise<void>;
-  removeOwner(owner: string): Promise<number>;
-}
+// The web tier declares the store it needs (app/context.ts); the process, which hosts the web
+// tier, implements it. rekey moves a live row to a new key with new data, keeping its created_at
+// (the absolute lifetime still counts from sign-in): a session's id is rotated without extending it.
+export type { SessionKV };
 
 export interface SessionPolicy {
   /** A session ends after this long without activity. */
