@@ -17,7 +17,7 @@ import type { AppServices } from "../../app/context.ts";
 import { createApiHandler } from "../backend/api/handler.ts";
 import { failure, senderAddress, webTierCheck } from "../backend/api/http.ts";
 import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
-import { runInServer } from "../ops/cli.ts";
+import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "../backend/db/index.ts";
