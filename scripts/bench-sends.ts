@@ -18,11 +18,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { openDatabase } from "../server/backend/db/index.ts";
-import { validateAddress } from "../server/backend/domain/addresses.ts";
-import { createAccount } from "../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
-import { creditDeposit } from "../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
+import { ethAddress, seedEthHolder } from "./eth-holder.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const adminUrl = process.env.BENCH_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -53,12 +50,6 @@ async function admin(statement: string) {
   }
 }
 
-function ethAddress(): string {
-  const checked = validateAddress("ETH", `0x${randomBytes(20).toString("hex")}`);
-  if (!checked.ok) throw new Error(checked.reason);
-  return checked.address;
-}
-
 function rowsOf<T>(result: unknown): T[] {
   return (result as { rows: T[] }).rows;
 }
@@ -83,23 +74,16 @@ try {
   const keys = deriveServerKeys(BACKEND_SECRET);
   const people: { email: string; twelveWords: string; walletId: string; destination: string }[] = [];
   for (let i = 0; i < userCount; i++) {
-    const email = `bench-${i}@example.com`;
-    const account = await createAccount({ db: database.db, keys }, email, "bench-password");
-    if (!account.ok) throw new Error("account");
-    const wallet = await requestWallet(database.db, account.userId, "ETH");
-    if (!wallet.ok) throw new Error("wallet");
-    await issueAddress(database.db, wallet.wallet.id, ethAddress());
-    await creditDeposit(database.db, {
-      walletId: wallet.wallet.id,
-      units: 1000n * 10n ** 18n,
-      externalTxId: `bench-${i}`,
-    });
-    people.push({
-      email,
-      twelveWords: account.words.join(" "),
-      walletId: wallet.wallet.id,
-      destination: ethAddress(),
-    });
+    const holder = await seedEthHolder(
+      { db: database.db, keys },
+      {
+        email: `bench-${i}@example.com`,
+        password: "bench-password",
+        units: 1000n * 10n ** 18n,
+        externalTxId: `bench-${i}`,
+      },
+    );
+    people.push({ ...holder, destination: ethAddress() });
   }
   const seedMs = performance.now() - seedStart;
 

@@ -20,11 +20,8 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { openDatabase } from "../server/backend/db/index.ts";
-import { validateAddress } from "../server/backend/domain/addresses.ts";
-import { createAccount } from "../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
-import { creditDeposit } from "../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
+import { ethAddress, seedEthHolder } from "./eth-holder.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
@@ -51,32 +48,19 @@ if (spawnSync("strace", ["-V"]).status !== 0) {
   process.exit(1);
 }
 
-function ethAddress(): string {
-  const checked = validateAddress("ETH", `0x${randomBytes(20).toString("hex")}`);
-  if (!checked.ok) throw new Error(checked.reason);
-  return checked.address;
-}
-
 /** A user with an ETH wallet holding 10 ETH. */
 async function seed(databaseUrl: string | undefined, dataDir: string) {
   const database = await openDatabase({ databaseUrl, dataDir });
   try {
-    const email = `durability-${randomBytes(4).toString("hex")}@example.com`;
-    const account = await createAccount(
+    return await seedEthHolder(
       { db: database.db, keys: deriveServerKeys(BACKEND_SECRET) },
-      email,
-      "durability-pw",
+      {
+        email: `durability-${randomBytes(4).toString("hex")}@example.com`,
+        password: "durability-pw",
+        units: 10n * 10n ** 18n,
+        externalTxId: `durability-${randomBytes(8).toString("hex")}`,
+      },
     );
-    if (!account.ok) throw new Error("account");
-    const wallet = await requestWallet(database.db, account.userId, "ETH");
-    if (!wallet.ok) throw new Error("wallet");
-    await issueAddress(database.db, wallet.wallet.id, ethAddress());
-    await creditDeposit(database.db, {
-      walletId: wallet.wallet.id,
-      units: 10n * 10n ** 18n,
-      externalTxId: `durability-${randomBytes(8).toString("hex")}`,
-    });
-    return { email, twelveWords: account.words.join(" "), walletId: wallet.wallet.id };
   } finally {
     await database.close();
   }

@@ -19,7 +19,7 @@ import { fixedUsdPrice } from "../../common/contract/amounts.ts";
 import { refusal } from "../../common/contract/refusals.ts";
 import { refusalResponse, senderAddress, webTierCheck } from "../backend/api/http.ts";
 import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
-import { runInServer } from "../ops/cli.ts";
+import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase } from "../backend/db/index.ts";

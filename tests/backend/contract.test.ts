@@ -2,18 +2,10 @@
 // PGlite always, PostgreSQL when TEST_DATABASE_URL is set; in-process and HTTP.
 import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { BackendClient, BackendResult } from "../../app/backend.server.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  transports,
-  uniqueEmail,
-  type Connection,
-  type OpenedDatabase,
-  type Transport,
-} from "./helpers.ts";
+import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
+import { PLATFORM, uniqueEmail, type OpenedDatabase, type Transport } from "./helpers.ts";
 
 function unwrap<T>(result: BackendResult<T>): T {
   if (!result.ok) throw new Error(`expected success, got ${result.kind}: ${result.message}`);
@@ -40,15 +32,10 @@ function otherPhrase(words: string[]): string[] {
 
 function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
-    let connection: Connection;
+    const api = connectApi(transport, getDatabase);
     let client: BackendClient;
-
-    beforeAll(async () => {
-      connection = await transport.connect(createTestHandler(getDatabase().database.db));
-      client = connection.client;
-    });
-    afterAll(async () => {
-      await connection?.close();
+    beforeAll(() => {
+      client = api.connection.client;
     });
 
     test("create → login → check → phrase check → change password → login with the new password", async () => {
@@ -224,8 +211,8 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
     test("twelveWords is accepted as a list and as a string, and normalised", async () => {
       const account = await newAccount(client);
       const send = async (path: string, twelveWords: unknown) => {
-        const response = await connection.fetch(
-          new Request(`${connection.baseUrl}${path}`, {
+        const response = await api.connection.fetch(
+          new Request(`${api.connection.baseUrl}${path}`, {
             method: "POST",
             headers: { "content-type": "application/json; charset=utf-8" },
             body: JSON.stringify({ platform: PLATFORM, email: account.email, twelveWords }),
@@ -252,8 +239,8 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
     });
 
     test("every answer is JSON and not cacheable", async () => {
-      const response = await connection.fetch(
-        new Request(`${connection.baseUrl}/aml-authorization`, {
+      const response = await api.connection.fetch(
+        new Request(`${api.connection.baseUrl}/aml-authorization`, {
           method: "POST",
           headers: { "content-type": "application/json" },
           body: JSON.stringify({ platform: PLATFORM, email: uniqueEmail("nobody"), password: "x" }),
@@ -266,19 +253,4 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
   });
 }
 
-for (const target of databaseTargets()) {
-  describe(`database: ${target.name}`, () => {
-    let opened: OpenedDatabase | undefined;
-    beforeAll(async () => {
-      opened = await target.open();
-    });
-    afterAll(async () => {
-      await opened?.dispose();
-    });
-    const getDatabase = () => {
-      if (!opened) throw new Error("database not open");
-      return opened;
-    };
-    for (const transport of transports) contractSuite(transport, getDatabase);
-  });
-}
+describeEachDatabaseAndTransport("database: ", contractSuite);

@@ -1,7 +1,7 @@
 // The data folder's lock (issue 12, hole 6; record 019): one process at a time
 // opens the embedded database. The host is started as operators start it
 // (`node server/host/host.ts`), over the production build, on temp folders.
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
@@ -11,10 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { DataDirLockedError, lockDataDir, type DataDirLock } from "../../server/backend/db/lock.ts";
 import { pgliteTemplate } from "./helpers.ts";
-
-const root = path.resolve(import.meta.dirname, "../..");
-const secrets = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
-const built = existsSync(path.join(root, "build/server/index.js"));
+import { built, root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
 
 /** A new data folder, its database seeded from the initdb template when there is one (initdb costs seconds). */
 async function freshDataDir(prefix: string): Promise<string> {
@@ -24,32 +21,10 @@ async function freshDataDir(prefix: string): Promise<string> {
   return dataDir;
 }
 
-interface Started {
-  child: ChildProcess;
-  output: { stdout: string; stderr: string };
-  exited: Promise<number | null>;
-}
+type Started = HostProcess;
 
 function startServer(dataDir: string, port: number): Started {
-  const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "test",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      FEEDS_OFFLINE: "true",
-      RATE_LIMITS: "off",
-      ...secrets,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  const output = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output, exited };
+  return startHostProcess(port, { DATA_DIR: dataDir });
 }
 
 async function waitUp(started: Started, port: number) {

@@ -9,7 +9,7 @@ import { networkInterfaces } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createRequestListener } from "@remix-run/node-fetch-server";
 import { and, count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { messageReads, messages, supportMessages } from "../../server/backend/db/schema.ts";
@@ -25,27 +25,21 @@ import {
   storeSupportMessage,
 } from "../../server/backend/domain/messages.ts";
 import { clientBalances, unreadMessagesCount } from "../../server/backend/domain/wallets.ts";
+import { connectApi, describeEachDatabase, type Answer } from "./api-suite.ts";
 import {
   BACKEND_SECRET,
   BACKEND_TOKEN,
   BACKEND_TOKEN_HEADER,
   PLATFORM,
   createTestHandler,
-  databaseTargets,
   transports,
   uniqueEmail,
-  type Connection,
   type OpenedDatabase,
   type Transport,
 } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const HEADER = "X-Coinkeep-Client-Ip";
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 const NOT_FOUND: Answer = {
   status: 404,
@@ -86,45 +80,16 @@ async function readsOf(db: AppDb, messageId: string) {
 
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
-    let connection: Connection;
-    let db: AppDb;
+    const api = connectApi(transport, getDatabase);
+    const { call } = api;
     /** What a message sent without the header records as its sender: the connection's address. */
-    let ownAddress: string | null;
-
-    beforeAll(async () => {
-      db = getDatabase().database.db;
-      connection = await transport.connect(createTestHandler(db));
-      ownAddress = transport.name === "http" ? "127.0.0.1" : null;
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
-
-    async function call(
-      path: string,
-      body: Record<string, unknown>,
-      headers: Record<string, string> = {},
-    ): Promise<Answer> {
-      const response = await connection.fetch(
-        new Request(`${connection.baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...headers },
-          body: JSON.stringify({ platform: PLATFORM, ...body }),
-        }),
-      );
-      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-      expect(response.headers.get("cache-control")).toBe("no-store");
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    }
+    const ownAddress = transport.name === "http" ? "127.0.0.1" : null;
 
     async function newAccount() {
-      const email = uniqueEmail("messages");
-      const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-      expect(created.status).toBe(200);
-      const words = created.body.twelveWords as string[];
+      const account = await api.newAccount("messages");
       // Broadcasts sent from now on reach this account (a distinct millisecond from its creation).
       await sleep(3);
-      return { email, twelveWords: words.join(" "), userId: created.body.newUserId as string };
+      return account;
     }
     type Account = Awaited<ReturnType<typeof newAccount>>;
 
@@ -145,7 +110,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       }));
     };
     async function send(to: { userId: string } | "all", text: string) {
-      const sent = await sendMessage(db, { to, message: text });
+      const sent = await sendMessage(api.db, { to, message: text });
       if (!sent.ok) throw new Error("message not sent");
       await sleep(3);
       return sent.message;
@@ -182,7 +147,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         { id: other.id, message: "Still unread.", open_status: 0 },
         { id: mine.id, message: "Please confirm your address.", open_status: 1 },
       ]);
-      const [first] = await readsOf(db, mine.id);
+      const [first] = await readsOf(api.db, mine.id);
       expect(first?.userId).toBe(me.userId);
 
       await sleep(5);
@@ -190,7 +155,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(await open(me, mine.id.toUpperCase())).toEqual(OPENED);
       expect(await unread(me)).toBe(1);
       // One row, and the first opened_at is kept.
-      expect(await readsOf(db, mine.id)).toEqual([first]);
+      expect(await readsOf(api.db, mine.id)).toEqual([first]);
     });
 
     test("call 8 opens a broadcast for the caller only", async () => {
@@ -201,7 +166,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(await unread(me)).toBe(0);
       expect(await unread(other)).toBe(1);
       expect((await messagesOf(other)).find((m) => m.id === everyone.id)?.open_status).toBe(0);
-      expect((await readsOf(db, everyone.id)).map((r) => r.userId)).toEqual([me.userId]);
+      expect((await readsOf(api.db, everyone.id)).map((r) => r.userId)).toEqual([me.userId]);
       expect(await open(other, everyone.id)).toEqual(OPENED);
       expect(await unread(other)).toBe(0);
     });
@@ -228,8 +193,8 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         "x".repeat(5000),
         "'; DROP TABLE messages; --",
       ]) {
-        const response = await connection.fetch(
-          new Request(`${connection.baseUrl}/aml-message-open-status`, {
+        const response = await api.connection.fetch(
+          new Request(`${api.connection.baseUrl}/aml-message-open-status`, {
             method: "POST",
             headers: { "content-type": "application/json" },
             body: JSON.stringify({
@@ -246,8 +211,8 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(new Set(answers.map((a) => JSON.stringify(a))).size).toBe(1);
       expect(answers[0]).toEqual({ status: 404, text: JSON.stringify(NOT_FOUND.body) });
 
-      expect(await readsOf(db, theirs.id)).toEqual([]);
-      expect(await readsOf(db, before.id)).toEqual([]);
+      expect(await readsOf(api.db, theirs.id)).toEqual([]);
+      expect(await readsOf(api.db, before.id)).toEqual([]);
       expect(await messagesOf(owner)).toEqual(ownerBefore);
       expect(await unread(owner)).toBe(2);
       expect(await unread(me)).toBe(0);
@@ -280,7 +245,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         expect(await call("/aml-message-open-status", body)).toEqual(BAD_CREDENTIALS);
       }
       expect(await open(other, mine.id)).toEqual(NOT_FOUND);
-      expect(await readsOf(db, mine.id)).toEqual([]);
+      expect(await readsOf(api.db, mine.id)).toEqual([]);
       expect(await unread(me)).toBe(1);
     });
 
@@ -293,7 +258,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         expect(answer.body.message).toBe("Invalid request.");
         expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual(["messageId"]);
       }
-      expect(await readsOf(db, mine.id)).toEqual([]);
+      expect(await readsOf(api.db, mine.id)).toEqual([]);
       // An unknown field is ignored (record 004): the message opens as with the spec's body.
       const extra = await call("/aml-message-open-status", {
         email: me.email,
@@ -302,18 +267,18 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         open_status: 0,
       });
       expect(extra.status).toBe(200);
-      expect(await readsOf(db, mine.id)).toHaveLength(1);
+      expect(await readsOf(api.db, mine.id)).toHaveLength(1);
     });
 
     test("the typed client opens a message (never throws; a 404 is 'rejected')", async () => {
       const me = await newAccount();
       const mine = await send({ userId: me.userId }, "Via the client.");
       const input = { email: me.email, twelveWords: me.twelveWords.split(" ") };
-      expect(await connection.client.openMessage({ ...input, messageId: mine.id })).toEqual({
+      expect(await api.connection.client.openMessage({ ...input, messageId: mine.id })).toEqual({
         ok: true,
         data: { success: true, message: "Message opened.", open_status: 1 },
       });
-      expect(await connection.client.openMessage({ ...input, messageId: "nope" })).toEqual({
+      expect(await api.connection.client.openMessage({ ...input, messageId: "nope" })).toEqual({
         ok: false,
         kind: "rejected",
         code: "message_not_found",
@@ -339,7 +304,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           comment,
         }),
       ).toEqual(SENT);
-      const rows = await supportRows(db, email);
+      const rows = await supportRows(api.db, email);
       expect(rows).toHaveLength(1);
       const row = rows[0];
       if (!row) throw new Error("row");
@@ -367,7 +332,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(
         await call("/request-message", { email, full_name: "Bo", phone: "", comment: "Hello again" }),
       ).toEqual(SENT);
-      const rows = (await supportRows(db, email)).toSorted((a, b) => a.comment.localeCompare(b.comment));
+      const rows = (await supportRows(api.db, email)).toSorted((a, b) => a.comment.localeCompare(b.comment));
       expect(rows.map((r) => [r.kind, r.fullName, r.phone, r.comment, r.ip, r.userId])).toEqual([
         ["contact", null, null, "Do you support Litecoin?", ownAddress, null],
         ["support", "Bo", null, "Hello again", ownAddress, null],
@@ -392,7 +357,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       for (const [i, [header, expected]] of cases.entries()) {
         const comment = `Forwarded case ${i}`;
         expect(await call("/request-message", { email, comment }, { [HEADER]: header })).toEqual(SENT);
-        const [row] = (await supportRows(db, email)).filter((r) => r.comment === comment);
+        const [row] = (await supportRows(api.db, email)).filter((r) => r.comment === comment);
         expect([header, row?.ip]).toEqual([header, expected]);
       }
     });
@@ -400,7 +365,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     test("the typed client sends both shapes, forwards clientIp, and keeps the refused fields", async () => {
       const email = uniqueEmail("client");
       expect(
-        await connection.clientFor("192.0.2.55").requestMessage({
+        await api.connection.clientFor("192.0.2.55").requestMessage({
           kind: "support",
           email,
           fullName: "Grace Hopper",
@@ -409,16 +374,16 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         }),
       ).toEqual({ ok: true, data: { success: true, message: "Message sent!" } });
       expect(
-        await connection.client.requestMessage({ kind: "contact", email, comment: "Contact via client" }),
+        await api.connection.client.requestMessage({ kind: "contact", email, comment: "Contact via client" }),
       ).toEqual({ ok: true, data: { success: true, message: "Message sent!" } });
-      const rows = (await supportRows(db, email)).toSorted((a, b) => a.kind.localeCompare(b.kind));
+      const rows = (await supportRows(api.db, email)).toSorted((a, b) => a.kind.localeCompare(b.kind));
       expect(rows.map((r) => [r.kind, r.fullName, r.phone, r.comment, r.ip])).toEqual([
         ["contact", null, null, "Contact via client", ownAddress],
         ["support", "Grace Hopper", "123", "Support via client", "192.0.2.55"],
       ]);
 
       expect(
-        await connection.client.requestMessage({
+        await api.connection.client.requestMessage({
           kind: "support",
           email,
           fullName: "G",
@@ -437,7 +402,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           { path: "comment", message: TEXTS.supportComment },
         ],
       });
-      expect(await supportRows(db, email)).toHaveLength(2);
+      expect(await supportRows(api.db, email)).toHaveLength(2);
     });
 
     test("every validation text, naming its field; nothing stored", async () => {
@@ -486,13 +451,13 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       for (const [body, expected] of cases) {
         expect([body, await call("/request-message", body)]).toEqual([body, expected]);
       }
-      expect(await supportRows(db, email)).toEqual([]);
+      expect(await supportRows(api.db, email)).toEqual([]);
       // The word rule is the support modal's only; the contact form counts characters.
       expect(await call("/request-message", { ...contact, comment: "!!!!!!" })).toEqual(SENT);
       expect(await call("/request-message", { ...support, comment: "hello!" })).toEqual(SENT);
       expect(await call("/request-message", { ...support, comment: "Привет" })).toEqual(SENT);
       expect(await call("/request-message", { ...support, full_name: "Li" })).toEqual(SENT);
-      expect(await supportRows(db, email)).toHaveLength(4);
+      expect(await supportRows(api.db, email)).toHaveLength(4);
     });
 
     test("phone: an optional leading + and digits only", async () => {
@@ -513,7 +478,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           refused("phone", TEXTS.phoneTooLong),
         ]);
       }
-      expect((await supportRows(db, email)).map((r) => r.phone).toSorted()).toEqual(
+      expect((await supportRows(api.db, email)).map((r) => r.phone).toSorted()).toEqual(
         ["+123", "123", "0", "+44", "+".concat("1".repeat(31)), "1".repeat(32)].toSorted(),
       );
     });
@@ -545,7 +510,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         refused("email", TEXTS.email),
       );
 
-      const rows = await supportRows(db, email);
+      const rows = await supportRows(api.db, email);
       expect(rows.map((r) => [r.fullName?.length, [...r.comment].length]).toSorted()).toEqual(
         [
           [200, 11],
@@ -553,7 +518,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           [12, 4000],
         ].toSorted(),
       );
-      expect(await supportRows(db, longest)).toHaveLength(1);
+      expect(await supportRows(api.db, longest)).toHaveLength(1);
     });
 
     test("a 100 kB comment → 413, nothing stored", async () => {
@@ -567,7 +532,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           body: { success: false, code: "body_too_large", message: "Request body too large." },
         });
       }
-      expect(await supportRows(db, email)).toEqual([]);
+      expect(await supportRows(api.db, email)).toEqual([]);
     });
 
     test("wrong types → 400 'Invalid request.' naming the field, nothing stored", async () => {
@@ -590,7 +555,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         expect([body, answer.status, answer.body.message]).toEqual([body, 400, "Invalid request."]);
         expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual([path]);
       }
-      expect(await supportRows(db, email)).toEqual([]);
+      expect(await supportRows(api.db, email)).toEqual([]);
     });
 
     test("unknown fields are ignored (record 004); without full_name a phone is one of them", async () => {
@@ -603,7 +568,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         { email, comment: "Contact, extra", user_id: "00000000-0000-4000-8000-000000000000", ip: "6.6.6.6" },
       ];
       for (const body of bodies) expect([body, await call("/request-message", body)]).toEqual([body, SENT]);
-      const rows = (await supportRows(db, email)).toSorted((a, b) => a.comment.localeCompare(b.comment));
+      const rows = (await supportRows(api.db, email)).toSorted((a, b) => a.comment.localeCompare(b.comment));
       expect(rows.map((r) => [r.kind, r.fullName, r.phone, r.comment, r.userId])).toEqual([
         ["contact", null, null, "Contact with a bad phone", null],
         ["contact", null, null, "Contact with phone", null],
@@ -618,10 +583,10 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const comment = `<script>alert(1)</script> & "quotes" 'single' &amp; \\ \u200b 🙂`;
       const fullName = `O'Brien <b>Bold</b> & "Co"`;
       expect(await call("/request-message", { email, full_name: fullName, comment })).toEqual(SENT);
-      const [row] = await supportRows(db, email);
+      const [row] = await supportRows(api.db, email);
       expect(row?.comment).toBe(comment);
       expect(row?.fullName).toBe(fullName);
-      const listed = (await listSupportMessages(db, { kind: "support", limit: 1000 })).find(
+      const listed = (await listSupportMessages(api.db, { kind: "support", limit: 1000 })).find(
         (r) => r.email === email,
       );
       expect(listed?.comment).toBe(comment);
@@ -931,21 +896,8 @@ function domainSuite(getDatabase: () => OpenedDatabase) {
   });
 }
 
-for (const target of databaseTargets()) {
-  describe(`database: ${target.name}`, () => {
-    let opened: OpenedDatabase | undefined;
-    beforeAll(async () => {
-      opened = await target.open();
-    });
-    afterAll(async () => {
-      await opened?.dispose();
-    });
-    const getDatabase = () => {
-      if (!opened) throw new Error("database not open");
-      return opened;
-    };
-    for (const transport of transports) suite(transport, getDatabase);
-    senderSuite(getDatabase);
-    domainSuite(getDatabase);
-  });
-}
+describeEachDatabase("database: ", (getDatabase) => {
+  for (const transport of transports) suite(transport, getDatabase);
+  senderSuite(getDatabase);
+  domainSuite(getDatabase);
+});

@@ -31,7 +31,7 @@ import {
   requestWallet,
   unreadMessagesCount,
 } from "../../server/backend/domain/wallets.ts";
-import { runInServer } from "../../server/ops/cli.ts";
+import { runInServer } from "../../server/ops/registry.ts";
 import { opsSocketPath, serveOpsSocket } from "../../server/host/ops-socket.ts";
 import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
 

@@ -3,25 +3,15 @@
 // each refusal is followed by a look at the withdrawals and the balances.
 import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
-import type { AppDb } from "../../server/backend/db/index.ts";
 import { sendRequests, withdrawals } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../server/backend/domain/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  transports,
-  randomAddress,
-  uniqueEmail,
-  type Connection,
-  type OpenedDatabase,
-  type Transport,
-} from "./helpers.ts";
+import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
+import { randomAddress, type OpenedDatabase, type Transport } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -50,49 +40,19 @@ function mistyped(address: string): string {
   return `${address.slice(0, i)}${replacement}${address.slice(i + 1)}`;
 }
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-  headers: Headers;
-}
-
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
-    let connection: Connection;
-    let db: AppDb;
-
-    beforeAll(async () => {
-      db = getDatabase().database.db;
-      connection = await transport.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
-
-    async function call(path: string, body: Record<string, unknown>): Promise<Answer> {
-      const response = await connection.fetch(
-        new Request(`${connection.baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ platform: PLATFORM, ...body }),
-        }),
-      );
-      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-      expect(response.headers.get("cache-control")).toBe("no-store");
+    const api = connectApi(transport, getDatabase);
+    /** A call, with the answer's headers (idempotent replays say so in one). */
+    async function call(path: string, body: Record<string, unknown>) {
+      const response = await api.respond(path, body);
       return {
         status: response.status,
         body: (await response.json()) as Record<string, unknown>,
         headers: response.headers,
       };
     }
-
-    async function newAccount() {
-      const email = uniqueEmail("sends");
-      const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-      expect(created.status).toBe(200);
-      const words = created.body.twelveWords as string[];
-      return { email, twelveWords: words.join(" "), userId: created.body.newUserId as string };
-    }
+    const newAccount = () => api.newAccount("sends");
     type Account = Awaited<ReturnType<typeof newAccount>>;
 
     /** A wallet of the coin with an address and, when given, a deposit (decimal text). */
@@ -102,17 +62,17 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       deposit?: string,
       address = randomAddress(coin),
     ) {
-      const requested = await requestWallet(db, account.userId, coin);
+      const requested = await requestWallet(api.db, account.userId, coin);
       if (!requested.ok) throw new Error("wallet request failed");
       // As the operator command does: the canonical form is stored.
       const checked = validateAddress(coin, address);
       if (!checked.ok) throw new Error(checked.reason);
-      const issued = await issueAddress(db, requested.wallet.id, checked.address);
+      const issued = await issueAddress(api.db, requested.wallet.id, checked.address);
       if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
       if (deposit !== undefined) {
         const amount = parseAmount(coin, deposit);
         if (!amount.ok) throw new Error(amount.reason);
-        const credited = await creditDeposit(db, {
+        const credited = await creditDeposit(api.db, {
           walletId: requested.wallet.id,
           units: amount.units,
           externalTxId: `tx-${randomBytes(8).toString("hex")}`,
@@ -155,7 +115,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     }
 
     async function sendsOf(walletId: string): Promise<number> {
-      const rows = await db
+      const rows = await api.db
         .select({ n: count() })
         .from(withdrawals)
         .where(eq(withdrawals.walletId, walletId));
@@ -298,7 +258,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
 
     test("a wallet still waiting for its address cannot send", async () => {
       const account = await newAccount();
-      const requested = await requestWallet(db, account.userId, "ETH");
+      const requested = await requestWallet(api.db, account.userId, "ETH");
       if (!requested.ok) throw new Error("request failed");
       expect(await send(account, requested.wallet.id)).toMatchObject({
         status: 409,
@@ -420,7 +380,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const corrected = await send(a.account, a.walletId, { idempotency_key: fresh, amount: "0.25" });
       expect(corrected.status).toBe(200);
       expect(await sendsOf(a.walletId)).toBe(2);
-      const keys = await db
+      const keys = await api.db
         .select({ n: count() })
         .from(sendRequests)
         .where(eq(sendRequests.userId, a.account.userId));
@@ -458,13 +418,13 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect((await balances(account)).balances[walletId]).toBe("0.75");
 
       const [declined, declinedAgain] = await Promise.all([
-        voidWithdrawal(db, first.id, "Failed the compliance check."),
-        postWithdrawal(db, first.id),
+        voidWithdrawal(api.db, first.id, "Failed the compliance check."),
+        postWithdrawal(api.db, first.id),
       ]);
       expect([declined.ok, declinedAgain.ok].filter(Boolean)).toHaveLength(1);
       const firstOutcome = declined.ok ? "Declined" : "Confirmed";
-      expect((await postWithdrawal(db, second.id)).ok).toBe(true);
-      expect(await voidWithdrawal(db, second.id, "late")).toEqual({
+      expect((await postWithdrawal(api.db, second.id)).ok).toBe(true);
+      expect(await voidWithdrawal(api.db, second.id, "late")).toEqual({
         ok: false,
         reason: "already-decided",
         status: "Confirmed",
@@ -479,13 +439,4 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   });
 }
 
-describe.each(databaseTargets())("call 6 on $name", (target) => {
-  let opened: OpenedDatabase;
-  beforeAll(async () => {
-    opened = await target.open();
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
-  });
-  for (const transport of transports) suite(transport, () => opened);
-});
+describeEachDatabaseAndTransport("call 6 on ", suite, 60_000);

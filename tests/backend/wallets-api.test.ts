@@ -4,8 +4,7 @@
 import { randomBytes } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { AppDb } from "../../server/backend/db/index.ts";
+import { describe, expect, test } from "vitest";
 import { messageReads, messages, wallets, withdrawals } from "../../server/backend/db/schema.ts";
 import {
   creditDeposit,
@@ -14,58 +13,16 @@ import {
   voidWithdrawal,
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress } from "../../server/backend/domain/wallets.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  randomAddress,
-  transports,
-  uniqueEmail,
-  type Connection,
-  type OpenedDatabase,
-  type Transport,
-} from "./helpers.ts";
+import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
+import { randomAddress, uniqueEmail, type OpenedDatabase, type Transport } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
-
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
-    let connection: Connection;
-    let db: AppDb;
-
-    beforeAll(async () => {
-      db = getDatabase().database.db;
-      connection = await transport.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
-
-    async function call(path: string, body: Record<string, unknown>): Promise<Answer> {
-      const response = await connection.fetch(
-        new Request(`${connection.baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ platform: PLATFORM, ...body }),
-        }),
-      );
-      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-      expect(response.headers.get("cache-control")).toBe("no-store");
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    }
-
-    async function newAccount() {
-      const email = uniqueEmail("wallets");
-      const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-      expect(created.status).toBe(200);
-      const words = created.body.twelveWords as string[];
-      return { email, twelveWords: words.join(" "), userId: created.body.newUserId as string };
-    }
+    const api = connectApi(transport, getDatabase);
+    const { call } = api;
+    const newAccount = () => api.newAccount("wallets");
 
     type Account = Awaited<ReturnType<typeof newAccount>>;
 
@@ -76,16 +33,16 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         call("/aml-new-messages-count", { email: account.email, twelvewords: account.twelveWords });
       expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 0 } });
 
-      const [mine] = await db
+      const [mine] = await api.db
         .insert(messages)
         .values({ userId: account.userId, message: "For you." })
         .returning();
-      await db.insert(messages).values({ userId: null, message: "For everyone." });
-      await db.insert(messages).values({ userId: other.userId, message: "Not for you." });
+      await api.db.insert(messages).values({ userId: null, message: "For everyone." });
+      await api.db.insert(messages).values({ userId: other.userId, message: "Not for you." });
       expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 2 } });
 
       if (!mine) throw new Error("message");
-      await db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
+      await api.db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
       expect(await unread()).toEqual({ status: 200, body: { newMessagesCount: 1 } });
 
       // A newer account does not see broadcasts sent before it existed.
@@ -117,7 +74,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       call("/request-nonbtc-wallet", { email: a.email, twelveWords: a.twelveWords, request_text: ticker });
     const walletCount = async (userId: string) =>
       (
-        await db
+        await api.db
           .select({ n: sql<number>`count(*)::int` })
           .from(wallets)
           .where(eq(wallets.userId, userId))
@@ -162,7 +119,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       expect(await balancesOf(account)).toEqual(first);
 
       // Still 'already requested' once the address is issued.
-      await issueAddress(db, id, `0x${randomBytes(20).toString("hex")}`);
+      await issueAddress(api.db, id, `0x${randomBytes(20).toString("hex")}`);
       expect((await request(account, "eth")).body.message).toBe("Wallet already requested.");
     });
 
@@ -272,8 +229,8 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const suffix = account.userId.replaceAll("-", "").slice(0, 8);
       const ethAddress = `0x${suffix}${"a".repeat(32)}`;
       const btcAddress = `bc1q${suffix}test`;
-      await issueAddress(db, eth, ethAddress);
-      await issueAddress(db, btc, btcAddress);
+      await issueAddress(api.db, eth, ethAddress);
+      await issueAddress(api.db, btc, btcAddress);
 
       const steps: (() => Promise<void>)[] = [];
       const ids: Record<string, string> = {};
@@ -281,7 +238,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const ethTx = `0x${suffix}${"1".repeat(56)}`;
       const btcTx = `${suffix}${"2".repeat(56)}`;
       steps.push(async () => {
-        const r = await creditDeposit(db, {
+        const r = await creditDeposit(api.db, {
           walletId: eth,
           units: 2_500_000_000_000_000_000n,
           externalTxId: ethTx,
@@ -292,7 +249,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         at.ethDeposit = r.deposit.createdAt.toISOString();
       });
       steps.push(async () => {
-        const r = await creditDeposit(db, { walletId: btc, units: 1n, externalTxId: btcTx });
+        const r = await creditDeposit(api.db, { walletId: btc, units: 1n, externalTxId: btcTx });
         if (!r.ok) throw new Error("deposit");
         ids.btcDeposit = r.deposit.transferId;
         at.btcDeposit = r.deposit.createdAt.toISOString();
@@ -303,7 +260,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         ["pending", 1_000_000_000_000_000n, "none"],
       ] as const) {
         steps.push(async () => {
-          const r = await holdWithdrawal(db, {
+          const r = await holdWithdrawal(api.db, {
             walletId: eth,
             units,
             destination: `0x${"b".repeat(40)}`,
@@ -311,32 +268,32 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
           });
           if (!r.ok) throw new Error("hold");
           ids[name] = r.withdrawalId;
-          if (outcome === "post") await postWithdrawal(db, r.withdrawalId);
-          if (outcome === "void") await voidWithdrawal(db, r.withdrawalId, "Declined by review.");
+          if (outcome === "post") await postWithdrawal(api.db, r.withdrawalId);
+          if (outcome === "void") await voidWithdrawal(api.db, r.withdrawalId, "Declined by review.");
         });
       }
       for (const step of steps) {
         await step();
         await sleep(3);
       }
-      const sends = await db.select().from(withdrawals);
+      const sends = await api.db.select().from(withdrawals);
       const sentAt = (id: string | undefined) =>
         sends.find((s) => s.id === id)?.createdAt.toISOString() ?? "missing";
 
-      const [mine] = await db
+      const [mine] = await api.db
         .insert(messages)
         .values({ userId: account.userId, message: "Your ETH wallet is ready." })
         .returning();
       await sleep(3);
-      const [everyone] = await db
+      const [everyone] = await api.db
         .insert(messages)
         .values({ userId: null, message: "Maintenance tonight." })
         .returning();
       // Newest first: a distinct millisecond keeps the expected order from resting on random ids.
       await sleep(3);
-      await db.insert(messages).values({ userId: other.userId, message: "Not for you." });
+      await api.db.insert(messages).values({ userId: other.userId, message: "Not for you." });
       if (!mine || !everyone) throw new Error("messages");
-      await db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
+      await api.db.insert(messageReads).values({ messageId: mine.id, userId: account.userId });
 
       const answer = await balancesOf(account);
       expect(answer.status).toBe(200);
@@ -440,16 +397,16 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const account = await newAccount();
       await request(account, "TRX");
       const id = ((await balancesOf(account)).body.wallets as { id: string }[])[0]?.id ?? "";
-      await issueAddress(db, id, `T${account.userId.replaceAll("-", "")}`);
+      await issueAddress(api.db, id, `T${account.userId.replaceAll("-", "")}`);
       for (let i = 0; i < 5; i++) {
-        await creditDeposit(db, {
+        await creditDeposit(api.db, {
           walletId: id,
           units: BigInt(10 + i),
           externalTxId: `${account.userId}-${i}`,
         });
         await sleep(3);
         if (i % 2 === 0) {
-          await holdWithdrawal(db, { walletId: id, units: 1n, destination: "Tdest", amountUsd: null });
+          await holdWithdrawal(api.db, { walletId: id, units: 1n, destination: "Tdest", amountUsd: null });
           await sleep(3);
         }
       }
@@ -489,14 +446,14 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const owned = (await balancesOf(account)).body.wallets as { id: string; wallet_crypto: string }[];
       const trx = owned.find((w) => w.wallet_crypto === "TRX")?.id ?? "";
       const xrp = owned.find((w) => w.wallet_crypto === "XRP")?.id ?? "";
-      await issueAddress(db, trx, randomAddress("TRX"));
-      await issueAddress(db, xrp, randomAddress("XRP"));
+      await issueAddress(api.db, trx, randomAddress("TRX"));
+      await issueAddress(api.db, xrp, randomAddress("XRP"));
       for (let i = 0; i < 3; i++) {
-        await creditDeposit(db, { walletId: trx, units: 5n, externalTxId: `${account.userId}-t${i}` });
-        await creditDeposit(db, { walletId: xrp, units: 7n, externalTxId: `${account.userId}-x${i}` });
+        await creditDeposit(api.db, { walletId: trx, units: 5n, externalTxId: `${account.userId}-t${i}` });
+        await creditDeposit(api.db, { walletId: xrp, units: 7n, externalTxId: `${account.userId}-x${i}` });
         await sleep(3);
       }
-      await holdWithdrawal(db, { walletId: xrp, units: 1n, destination: "rDest", amountUsd: null });
+      await holdWithdrawal(api.db, { walletId: xrp, units: 1n, destination: "rDest", amountUsd: null });
       const all = (await balancesOf(account)).body.transactions as {
         id: string;
         transaction_crypto: string;
@@ -516,19 +473,4 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   });
 }
 
-for (const target of databaseTargets()) {
-  describe(`database: ${target.name}`, () => {
-    let opened: OpenedDatabase | undefined;
-    beforeAll(async () => {
-      opened = await target.open();
-    });
-    afterAll(async () => {
-      await opened?.dispose();
-    });
-    const getDatabase = () => {
-      if (!opened) throw new Error("database not open");
-      return opened;
-    };
-    for (const transport of transports) suite(transport, getDatabase);
-  });
-}
+describeEachDatabaseAndTransport("database: ", suite);

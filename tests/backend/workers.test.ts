@@ -1,7 +1,7 @@
 // WORKERS (record 018): several server processes on one port, PostgreSQL only.
 // The host is started as operators start it (`node server/host/host.ts`), over the
 // production build, on a throw-away PostgreSQL database.
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { request } from "node:http";
 import { tmpdir } from "node:os";
@@ -10,9 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-
-const root = path.resolve(import.meta.dirname, "../..");
-const secrets = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
+import { built, secrets, startHostProcess } from "./host-process.ts";
 
 describe("WORKERS", () => {
   test("1 unless set; more only with DATABASE_URL; a whole number from 1 to 64", () => {
@@ -47,7 +45,6 @@ function childrenOf(pid: number): number[] {
 }
 
 const adminUrl = process.env.TEST_DATABASE_URL;
-const built = existsSync(path.join(root, "build/server/index.js"));
 const describeWorkers = adminUrl && built ? describe : describe.skip;
 
 describeWorkers("two server processes on PostgreSQL", () => {
@@ -60,22 +57,11 @@ describeWorkers("two server processes on PostgreSQL", () => {
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
     dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-workers-"));
-    host = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: "test",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: opened.databaseUrl,
-        FEEDS_OFFLINE: "true",
-        RATE_LIMITS: "off",
-        WORKERS: "2",
-        ...secrets,
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    });
+    host = startHostProcess(port, { DATA_DIR: dataDir, DATABASE_URL: opened.databaseUrl, WORKERS: "2" }, [
+      "ignore",
+      "ignore",
+      "inherit",
+    ]).child;
     for (let i = 0; ; i++) {
       try {
         if ((await fetch(`${base}/login`)).ok) break;
@@ -169,25 +155,11 @@ function fresh(port: number, pathname: string, timeoutMs = 5000): Promise<Outcom
 }
 
 function startWorkers(port: number, databaseUrl: string, dataDir: string) {
-  const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "test",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      DATABASE_URL: databaseUrl,
-      FEEDS_OFFLINE: "true",
-      RATE_LIMITS: "off",
-      WORKERS: "2",
-      ...secrets,
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const { child, output } = startHostProcess(port, {
+    DATA_DIR: dataDir,
+    DATABASE_URL: databaseUrl,
+    WORKERS: "2",
   });
-  const output = { stdout: "", stderr: "" };
-  child.stdout?.on("data", (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr?.on("data", (chunk: Buffer) => (output.stderr += chunk.toString()));
   /** How many times a worker logged that it listens. */
   const listening = () => output.stdout.split("\n").filter((line) => line.includes('"listening"')).length;
   return { child, output, listening };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import {
   createUser,
   ddmmyy,
@@ -35,8 +36,7 @@ async function expectBadges(page: Page, unread: number) {
 }
 
 test.describe("notifications", () => {
-  test("empty state, accessible", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "no-messages");
+  test("empty state, accessible", async ({ page, user }, testInfo) => {
     await login(page, testInfo, user);
     await sidebar(page).getByRole("link", { name: "Notifications" }).click();
     await expect(page).toHaveURL(/\/notifications$/);
@@ -51,12 +51,11 @@ test.describe("notifications", () => {
   test(
     "an operator message shows a dot and the badge; opening it marks it read and clears both",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "message");
+    async ({ page, user, operator }, testInfo) => {
       const older = `Older notice ${randomUUID().slice(0, 8)}: your account is active.`;
       const text = `Compliance check ${randomUUID().slice(0, 8)}: please confirm the source of your funds.`;
-      ops("message", "--to", user.email, older);
-      ops("message", "--to", user.email, text);
+      operator.message(user.email, older);
+      operator.message(user.email, text);
       await login(page, testInfo, user);
       await expectBadges(page, 2);
 
@@ -109,11 +108,11 @@ test.describe("notifications", () => {
   // A message to everyone reaches every user that exists when it is sent, also the users of
   // tests running alongside (this file's empty state, wallets.spec.ts "no badge without unread
   // messages"), which would then see it. So it runs only when asked: E2E_BROADCAST=1.
-  test("a message to everyone reaches an existing user", async ({ page, request }, testInfo) => {
+  test("a message to everyone reaches an existing user", async ({ page, request, operator }, testInfo) => {
     test.skip(!process.env.E2E_BROADCAST, "sends to every user of the test server: set E2E_BROADCAST=1");
     const user = await createUser(request, "message-all");
     const text = `Scheduled maintenance ${randomUUID().slice(0, 8)}.`;
-    ops("message", "--all", text);
+    operator.run("message", "--all", text);
     await login(page, testInfo, user);
     await expect(
       sidebar(page)
@@ -128,11 +127,13 @@ test.describe("notifications", () => {
     await expect(row.locator(".message-dot")).toHaveCount(0);
   });
 
-  test("opening someone else's (or no) message is refused", async ({ page, request }, testInfo) => {
-    const owner = await createUser(request, "message-owner");
-    const sent = JSON.parse(ops("message", "--to", owner.email, "For the owner only.", "--json")) as {
-      messageId: string;
-    };
+  test("opening someone else's (or no) message is refused", async ({
+    page,
+    request,
+    user: owner,
+    operator,
+  }, testInfo) => {
+    const sent = { messageId: operator.message(owner.email, "For the owner only.") };
     const user = await createUser(request, "message-forged");
     await login(page, testInfo, user);
     // Without the form's CSRF token: refused before anything else.
@@ -183,9 +184,7 @@ test.describe("support", () => {
   test(
     "every validation text, the disabled e-mail, then 'Message sent!'",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "support");
-      await login(page, testInfo, user);
+    async ({ page, signedIn: user }, testInfo) => {
       await visit(page, "/history", testInfo);
       await sidebar(page).getByRole("link", { name: "Support" }).click();
       await expect(page).toHaveURL(/\/history\?modal=support$/);
@@ -257,9 +256,8 @@ test.describe("support", () => {
     },
   );
 
-  test("from the mobile menu; closing it goes back without sending", async ({ page, request }, testInfo) => {
+  test("from the mobile menu; closing it goes back without sending", async ({ page, user }, testInfo) => {
     await page.setViewportSize({ width: 390, height: 844 });
-    const user = await createUser(request, "support-mobile");
     await login(page, testInfo, user);
     await page.locator(".burger > summary").click();
     await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name: "Support" }).click();
@@ -276,10 +274,8 @@ test.describe("support", () => {
 
   test("the return path must stay on this site; a posted e-mail is ignored", async ({
     page,
-    request,
+    signedIn: user,
   }, testInfo) => {
-    const user = await createUser(request, "support-return");
-    await login(page, testInfo, user);
     await visit(page, "/home?modal=support", testInfo);
     const dialog = page.getByRole("dialog", { name: "Start Here" });
     await dialog.locator('input[name="returnTo"]').evaluate((input, value) => {

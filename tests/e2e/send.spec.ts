@@ -1,16 +1,19 @@
 import { readFileSync } from "node:fs";
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import {
-  createUser,
-  expectAccessible,
-  fundedEthWallet,
-  jsEnabled,
-  login,
-  ops,
-  pendingSends,
-  visit,
-  waitForReady,
-} from "./helpers";
+import type { Page, TestInfo } from "@playwright/test";
+import { expect, test as base } from "./fixtures";
+import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers";
+
+const test = base.extend<{
+  /** A user with 1.5 ETH, signed in, on the ETH wallet page; the wallet's id and address. */
+  holder: { user: TestUser; walletId: string; address: string };
+}>({
+  holder: async ({ page, signedIn, fundEth }, provide, testInfo) => {
+    const wallet = await fundEth(signedIn, "1.5");
+    await visit(page, "/wallet/eth", testInfo);
+    await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
+    await provide({ user: signedIn, ...wallet });
+  },
+});
 
 // A valid, EIP-55 checksummed ETH address (Trust Wallet wallet-core's test vector): never issued
 // to a wallet here, so it is always someone else's.
@@ -74,24 +77,14 @@ async function sendOnce(page: Page, testInfo: TestInfo, amount: string, to = REC
   return confirm(page);
 }
 
-/** A user with 1.5 ETH, signed in, on the ETH wallet page. */
-async function walletWith15Eth(page: Page, testInfo: TestInfo, tag: string) {
-  const user = await createUser(page.request, tag);
-  const wallet = await fundedEthWallet(page.request, user, "1.5");
-  await login(page, testInfo, user);
-  await visit(page, "/wallet/eth", testInfo);
-  await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
-  return { user, ...wallet };
-}
-
 test.describe("send", () => {
   test(
     "send 0.5 of 1.5 ETH, overspend, decline, approve: what the user sees at each step",
     { tag: "@remote" },
-    async ({ page }, testInfo) => {
+    async ({ page, holder, operator }, testInfo) => {
       // A long journey (about 20 page loads without scripts): three times the usual budget.
       test.slow();
-      const { user } = await walletWith15Eth(page, testInfo, "send");
+      const { user } = holder;
 
       // Send 0.5 ETH.
       await openForm(page, testInfo);
@@ -143,7 +136,7 @@ test.describe("send", () => {
       expect(pendingSends(user.email)).toHaveLength(1);
 
       // The operator declines the first send: 'Declined', the 0.5 back.
-      ops("decline", first, "--reason", "The destination failed a compliance check.");
+      operator.decline(first, "The destination failed a compliance check.");
       await visit(page, "/wallet/eth", testInfo);
       await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
       await expect(txRow(page, first).locator("summary")).toContainText("Declined");
@@ -152,7 +145,7 @@ test.describe("send", () => {
       const second = await sendOnce(page, testInfo, "0.25");
       await expect(page.locator(".send-success-amount")).toHaveText("0.2500 ETH");
       await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
-      ops("approve", second);
+      operator.approve(second);
       await visit(page, "/wallet/eth", testInfo);
       await expect(txRow(page, second).locator("summary")).toContainText("Confirmed");
       await expect(balance(page)).toHaveText("Balance: 1.2500 ETH");
@@ -166,9 +159,10 @@ test.describe("send", () => {
 
   test("'Please fill out all fields.', 'Full', conversions both ways, amounts of at most 4 decimals", async ({
     page,
+    holder,
   }, testInfo) => {
     test.slow();
-    const { user } = await walletWith15Eth(page, testInfo, "send-form");
+    const { user } = holder;
     const js = jsEnabled(testInfo);
     await openForm(page, testInfo);
 
@@ -257,8 +251,9 @@ test.describe("send", () => {
 
   test("the warning's backdrop, Escape and Cancel close it and keep the values; nothing is sent", async ({
     page,
+    holder,
   }, testInfo) => {
-    const { user } = await walletWith15Eth(page, testInfo, "send-cancel");
+    const { user } = holder;
     const js = jsEnabled(testInfo);
     await openForm(page, testInfo);
     await fillForm(page, testInfo, RECEIVER, "0.3");
@@ -315,8 +310,8 @@ test.describe("send", () => {
   test(
     "a reloaded 'Sent!' page or a re-submitted confirmation sends once (idempotency key)",
     { tag: "@remote" },
-    async ({ page }, testInfo) => {
-      const { user } = await walletWith15Eth(page, testInfo, "send-twice");
+    async ({ page, holder }, testInfo) => {
+      const { user } = holder;
       await openForm(page, testInfo);
       await fillForm(page, testInfo, RECEIVER, "0.1");
       await review(page);
@@ -356,9 +351,10 @@ test.describe("send", () => {
 
   test("'Send another one' opens a fresh form; the receiver's address can be copied", async ({
     page,
+    holder,
     context,
   }, testInfo) => {
-    const { user } = await walletWith15Eth(page, testInfo, "send-again");
+    const { user } = holder;
     const js = jsEnabled(testInfo);
     await openForm(page, testInfo);
     const firstKey = await page.locator('form.send-form input[name="key"]').inputValue();
@@ -396,8 +392,9 @@ test.describe("send", () => {
 
   test("a bad or own address: 'Transaction failed: …', the values kept, nothing sent", async ({
     page,
+    holder,
   }, testInfo) => {
-    const { user, address: own } = await walletWith15Eth(page, testInfo, "send-bad");
+    const { user, address: own } = holder;
     await openForm(page, testInfo);
     // One letter's case changed: the EIP-55 checksum no longer matches.
     const typo = RECEIVER.replace("48F3", "48f3");

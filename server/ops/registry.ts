@@ -1,0 +1,172 @@
+// The operator commands, in the order the help lists them, and how a command
+// line becomes one of them. Used by the command line (server/ops/cli.ts) and by
+// the server, which runs commands for operators on its ops socket
+// (server/host/ops-socket.ts). A new command is one defineCommand() in its
+// group's module under server/ops/commands/.
+import { parseArgs } from "node:util";
+import os from "node:os";
+import type { Config } from "../host/config.ts";
+import type { AppDb } from "../backend/db/index.ts";
+import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
+import { LOGIN_COMMANDS } from "./commands/logins.ts";
+import { MESSAGE_COMMANDS } from "./commands/messages.ts";
+import { SEND_COMMANDS } from "./commands/sends.ts";
+import { WALLET_COMMANDS } from "./commands/wallets.ts";
+
+export const COMMANDS: readonly OpsCommand[] = [
+  ...WALLET_COMMANDS,
+  ...SEND_COMMANDS,
+  ...MESSAGE_COMMANDS,
+  ...LOGIN_COMMANDS,
+];
+
+const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
+
+/** Options every command takes. */
+const COMMON_OPTIONS = {
+  as: { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+// An option belongs to one command, so "--x goes with <command> only" has one answer.
+const OWNER = new Map<string, string>();
+for (const c of COMMANDS) {
+  if (BY_NAME.get(c.name) !== c) throw new Error(`Two operator commands are named ${c.name}.`);
+  for (const option of Object.keys(c.options)) {
+    if (Object.hasOwn(COMMON_OPTIONS, option) || OWNER.has(option)) {
+      throw new Error(`The option --${option} of ${c.name} is taken.`);
+    }
+    OWNER.set(option, c.name);
+  }
+}
+
+const commandList = COMMANDS.flatMap((c) => c.summary)
+  .map(([synopsis, what]) => `  ${synopsis.padEnd(34)}  ${what}`)
+  .join("\n");
+
+export const USAGE = `Usage: node server/ops/cli.ts <command> [options]   (npm run ops -- <command> [options])
+
+Coinkeep operator commands, on the configured database: DATABASE_URL, or else
+the embedded database in DATA_DIR (default ./data). The embedded database serves
+one process: while the server runs, it carries out these commands for you
+(through DATA_DIR/ops.sock, reachable only by the server's own user).
+
+Commands:
+${commandList}
+
+Options:
+  --as <name>   who you are, for the audit log (default: $OPERATOR, else your OS user name)
+  --json        machine-readable output (JSON on stdout)
+  -h, --help    this help; "<command> --help" explains one command
+
+Every change is written to the audit log in the same transaction as the change.
+Exit status: 0 on success, 1 with one line on stderr otherwise (nothing written).`;
+
+/** What a command line asks for: a help text, or a checked command to run. */
+export type Invocation =
+  | { kind: "help"; text: string }
+  | { kind: "run"; command: OpsCommand; actor: string; json: boolean; run: PreparedRun };
+
+function resolveActor(as: string | undefined): string {
+  let name = as ?? process.env.OPERATOR;
+  if (name === undefined || name === "") {
+    try {
+      name = os.userInfo().username;
+    } catch {
+      name = "";
+    }
+  }
+  name = name.trim();
+  // oxlint-disable-next-line no-control-regex
+  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) {
+    throw new OpsError("Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
+  }
+  return name;
+}
+
+/**
+ * Reads a command line and checks everything that needs no database: the
+ * command, its options and arguments, who acts. Throws OpsError on a mistake.
+ */
+export function parseCommandLine(argv: string[]): Invocation {
+  for (const c of COMMANDS) if (c.screen && argv.includes(c.name)) c.screen(argv);
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        ...COMMON_OPTIONS,
+        ...Object.fromEntries(COMMANDS.flatMap((c) => Object.entries(c.options))),
+      },
+    });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new OpsError(`${message.replace(/\.$/u, "")}. See --help.`);
+  }
+  const values: Readonly<Record<string, string | boolean | undefined>> = parsed.values;
+  const [name, ...args] = parsed.positionals;
+  if (name === undefined) {
+    if (values.help) return { kind: "help", text: USAGE };
+    throw new OpsError("No command given. See --help.");
+  }
+  const command = BY_NAME.get(name);
+  if (!command) throw new OpsError(`Unknown command "${name}". See --help.`);
+  if (values.help) return { kind: "help", text: command.usage };
+  for (const other of COMMANDS) {
+    if (other === command) continue;
+    const given = Object.keys(other.options).filter((o) => values[o] !== undefined);
+    if (given.length > 0) {
+      const all = Object.keys(other.options).map((o) => `--${o}`);
+      throw new OpsError(`${all.join(" and ")} ${all.length === 1 ? "goes" : "go"} with ${other.name} only.`);
+    }
+  }
+  const run = command.prepare(args, values);
+  const as = typeof values.as === "string" ? values.as : undefined;
+  const actor = command.changes ? resolveActor(as) : "";
+  return { kind: "run", command, actor, json: values.json === true, run };
+}
+
+/** Runs a checked command on an open database and returns what it prints. */
+export async function execute(
+  invocation: Extract<Invocation, { kind: "run" }>,
+  server: { db: AppDb; config: Config },
+): Promise<string> {
+  const result = await invocation.run({ ...server, actor: invocation.actor });
+  return `${invocation.json ? JSON.stringify(result.json(), null, 2) : result.text()}\n`;
+}
+
+/** The one line on stderr for a failed command. */
+export function errorLine(error: unknown): string {
+  let text: string;
+  if (error instanceof Error) {
+    // A drizzle query error's message carries the whole statement; its driver cause says what went wrong.
+    const shown =
+      error.message.startsWith("Failed query:") && error.cause instanceof Error ? error.cause : error;
+    text = shown.message;
+  } else {
+    text = String(error);
+  }
+  const line = text
+    .split("\n")
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(" ");
+  return `error: ${line}\n`;
+}
+
+/** For the ops socket: runs one command on the server's database and returns what it printed. */
+export async function runInServer(
+  argv: string[],
+  server: { db: AppDb; config: Config },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const invocation = parseCommandLine(argv);
+    const stdout = invocation.kind === "help" ? `${invocation.text}\n` : await execute(invocation, server);
+    return { code: 0, stdout, stderr: "" };
+  } catch (error) {
+    return { code: 1, stdout: "", stderr: errorLine(error) };
+  }
+}
