@@ -2,6 +2,7 @@
 // round trip for pages without scripts (convert, 'Full', review, back to the
 // form), and the one call that moves coins (Confirm → call 6), for both modes.
 import { randomBytes } from "node:crypto";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type RouterContextProvider } from "react-router";
 import type { Ticker } from "../common/coins";
 import { AMOUNT_FORMAT } from "../common/contract/amounts";
@@ -10,7 +11,6 @@ import { backend } from "./api.server";
 import { parseDecimal, ZERO } from "../common/decimal";
 import {
   amountToSend,
-  checkSend,
   coinToFiat,
   emptyFields,
   fiatToCoin,
@@ -19,30 +19,25 @@ import {
   SEND_KEY,
   sendFailureMessage,
   sendPrice,
+  sendSchemaFor,
+  sendValuesSchema,
   usdValueOf,
   type SendErrors,
+  type SendIntent,
+  type SendReply,
   type SendValues,
 } from "./send";
 import { forgetWalletView, loadWalletView } from "./wallet-view.server";
 
-/** The intents of the send form's buttons. */
-export const SEND_INTENTS = ["convert-coin", "convert-fiat", "full", "review", "edit", "confirm"] as const;
-export type SendIntent = (typeof SEND_INTENTS)[number];
+export { isSendIntent, type SendIntent } from "./send";
 
-export function isSendIntent(value: unknown): value is SendIntent {
-  return typeof value === "string" && (SEND_INTENTS as readonly string[]).includes(value);
-}
-
-/** What the action answers for a send step that stays on the page. */
-export interface SendReply {
-  /** "form": the form, open; "confirm": the risk warning over it. */
-  step: "form" | "confirm";
-  values: SendValues;
-  /** The idempotency key the form carries on. */
-  key: string;
-  errors: SendErrors;
-  /** Fields to mark invalid beside a form-level message (e.g. the empty ones). */
-  invalid: (keyof SendValues)[];
+/** The typed values, bounded and trimmed as the schema reads them, to show again. */
+function readValues(formData: FormData): SendValues {
+  const text = (name: string) => {
+    const value = formData.get(name);
+    return typeof value === "string" ? value : undefined;
+  };
+  return sendValuesSchema.parse({ address: text("address"), coin: text("coin"), fiat: text("fiat") });
 }
 
 /**
@@ -51,14 +46,6 @@ export interface SendReply {
  */
 export function newSendKey(): string {
   return randomBytes(24).toString("base64url");
-}
-
-function readValues(formData: FormData): SendValues {
-  const text = (name: string) => {
-    const value = formData.get(name);
-    return typeof value === "string" ? value.slice(0, 256) : "";
-  };
-  return { address: text("address").trim(), coin: text("coin").trim(), fiat: text("fiat").trim() };
 }
 
 /**
@@ -79,6 +66,9 @@ export async function sendAction({
   context: Readonly<RouterContextProvider>;
   ticker: Ticker;
 }) {
+  // The server always checks: 'Send' and Confirm against the form's rules, the other buttons
+  // read the values only (see sendSchemaFor).
+  const submission = parseWithZod(formData, { schema: sendSchemaFor(intent) });
   const values = readValues(formData);
   const posted = formData.get("key");
   const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
@@ -88,7 +78,13 @@ export async function sendAction({
     step: SendReply["step"],
     errors: SendErrors = {},
     { invalid = [], status = 200 }: { invalid?: (keyof SendValues)[]; status?: number } = {},
-  ) => data({ send: { step, values, key, errors, invalid } satisfies SendReply }, { status });
+  ) => {
+    const { form: formErrors, ...fieldErrors } = errors;
+    const result = submission.reply(
+      formErrors || Object.keys(fieldErrors).length ? { formErrors, fieldErrors } : undefined,
+    );
+    return data({ send: { step, values, key, result, invalid } satisfies SendReply }, { status });
+  };
 
   // The wallet, its price and the display currency's rate: one load per
   // request, which the page's loaders that render this answer share (an
@@ -136,21 +132,26 @@ export async function sendAction({
 
     case "review":
     case "confirm": {
-      const check = checkSend(values);
-      if (!check.ok) return reply("form", check.errors, { invalid: emptyFields(values), status: 400 });
+      // The schema's errors are in the submission already: the reply carries them.
+      if (submission.status !== "success") {
+        return reply("form", {}, { invalid: emptyFields(values), status: 400 });
+      }
+      // Past the schema the amount parses; this only tells the type so.
+      const coin = parseAmount(submission.value.coin);
+      if (!coin) return reply("form", { coin: [AMOUNT_FORMAT] }, { status: 400 });
       if (intent === "review") return reply("confirm");
       // A Confirm without its key cannot be told apart from another one: ask again, with a new key.
       if (!keyOk) {
         return reply("form", { form: ["This form has expired. Please press Send again."] }, { status: 400 });
       }
-      const amount = amountToSend(check.coin);
+      const amount = amountToSend(coin);
       const answer = await backend(context).requestTransaction({
         email: user.email,
         twelveWords: user.words,
         walletId,
         amount,
-        amountInUsd: usdValueOf(check.coin, price),
-        receiverWalletAddress: check.address,
+        amountInUsd: usdValueOf(coin, price),
+        receiverWalletAddress: submission.value.address,
         idempotencyKey: key,
       });
       if (answer.ok) {

@@ -2,6 +2,7 @@
 // and the browser (as an enhancement): what an amount may look like, how the
 // coin and fiat amounts convert into each other, what 'Full' fills in. Exact
 // decimal arithmetic throughout; never a float.
+import type { SubmissionResult } from "@conform-to/react";
 import { z } from "zod";
 import {
   AMOUNT_COMPLETE,
@@ -109,29 +110,54 @@ export function sendNetwork(ticker: string, network: string, ownAddress: string 
 /** A send key: 16–128 of [A-Za-z0-9_-] (the backend's idempotency key format). */
 export const SEND_KEY = /^[A-Za-z0-9_-]{16,128}$/u;
 
+/** What the server reads of a typed value: at most this many characters. */
+const TYPED_MAX = 256;
+
+// A typed value, trimmed. A field left empty is "" whether it comes as "" (a
+// plain object) or is missing (conform reads an empty input as undefined).
+const typed = z
+  .string()
+  .transform((text) => text.slice(0, TYPED_MAX).trim())
+  .default("");
+
+/** The three values as typed, unchecked: what the buttons that only fill in or convert read. */
+export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: typed });
+
 /**
- * The form's one schema. All three values are required (one form-level
- * message); the amounts must be digits with one dot and at most 4 decimals;
- * the coin amount must be above 0. The address itself is checked by the
- * backend, whose answer is shown as 'Transaction failed: …'.
+ * The form's one schema, on the server always and in the browser as an
+ * enhancement. All three values are required (one form-level message); the
+ * amounts must be digits with one dot and at most 4 decimals; the coin amount
+ * must be above 0. The address itself is checked by the backend, whose answer
+ * is shown as 'Transaction failed: …'.
  */
-export const sendSchema = z
-  .object({
-    address: z.string().trim(),
-    coin: z.string().trim(),
-    fiat: z.string().trim(),
-  })
-  .superRefine((value, ctx) => {
-    if (!value.address || !value.coin || !value.fiat) {
-      ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
-      return;
-    }
-    const coin = parseAmount(value.coin);
-    if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
-    else if (!isPositive(truncate4(coin)))
-      ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
-    if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
-  });
+export const sendSchema = sendValuesSchema.superRefine((value, ctx) => {
+  if (!value.address || !value.coin || !value.fiat) {
+    ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
+    return;
+  }
+  const coin = parseAmount(value.coin);
+  if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
+  else if (!isPositive(truncate4(coin)))
+    ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
+  if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
+});
+
+/** The intents of the send form's buttons. */
+export const SEND_INTENTS = ["convert-coin", "convert-fiat", "full", "review", "edit", "confirm"] as const;
+export type SendIntent = (typeof SEND_INTENTS)[number];
+
+export function isSendIntent(value: unknown): value is SendIntent {
+  return typeof value === "string" && (SEND_INTENTS as readonly string[]).includes(value);
+}
+
+/**
+ * The schema a press of a button is checked against: 'Send' (review) and
+ * Confirm check the rules; 'Full', 'Convert' and the warning's Cancel only
+ * read the values (a half-filled form may convert).
+ */
+export function sendSchemaFor(intent: unknown) {
+  return intent === "review" || intent === "confirm" ? sendSchema : sendValuesSchema;
+}
 
 export interface SendErrors {
   form?: string[];
@@ -161,6 +187,20 @@ export function checkSend(values: SendValues): SendCheck {
 /** Which fields an error list leaves empty, to mark them invalid beside the form-level message. */
 export function emptyFields(values: SendValues): (keyof SendValues)[] {
   return (["address", "coin", "fiat"] as const).filter((name) => !values[name].trim());
+}
+
+/** What the action answers for a send step that stays on the page (see send.server.ts). */
+export interface SendReply {
+  /** "form": the form, open; "confirm": the risk warning over it. */
+  step: "form" | "confirm";
+  /** The values to show: as posted, or as 'Full' or 'Convert' filled them in. */
+  values: SendValues;
+  /** The idempotency key the form carries on. */
+  key: string;
+  /** The submission's reply (conform): its errors are the form's. */
+  result: SubmissionResult<string[]>;
+  /** Fields to mark invalid beside a form-level message (the empty ones). */
+  invalid: (keyof SendValues)[];
 }
 
 /**

@@ -7,7 +7,7 @@ import { backend, transactionsBefore } from "../api.server";
 import { CoinIcon } from "../components/coin-icon";
 import { CloseIcon, RefreshIcon } from "../components/icons";
 import { fiat } from "../components/money";
-import { SendPanel } from "../components/send-panel";
+import { SendPanel } from "../components/send/send-panel";
 import { SendSuccess } from "../components/send-success";
 import { SubmitButton } from "../components/submit-button";
 import { TransactionList } from "../components/transactions";

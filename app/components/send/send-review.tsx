@@ -1,0 +1,82 @@
+import { multiply, type Decimal } from "../../../common/decimal";
+import { formatFiat } from "../../lib/format";
+import { amountToSend, parseAmount, type SendValues } from "../../send";
+import { SubmitButton } from "../submit-button";
+import { SendDialog } from "./send-dialog";
+import { IDS } from "./use-send-form";
+
+/**
+ * The risk warning (spec section 4): what is about to leave, where to, and
+ * that it cannot come back. Cancel goes back to the form with the values;
+ * Confirm posts the form, the one step that always reaches the server.
+ */
+export function SendReview({
+  ticker,
+  network,
+  currency,
+  values,
+  price,
+  multiplier,
+  scripted,
+  confirming,
+  onClose,
+}: {
+  ticker: string;
+  network: string;
+  currency: string;
+  values: SendValues;
+  price: Decimal | undefined;
+  multiplier: Decimal;
+  scripted: boolean;
+  /** A Confirm is on its way (announced to screen readers). */
+  confirming: boolean;
+  onClose: () => void;
+}) {
+  const coin = parseAmount(values.coin);
+  const amount = coin ? amountToSend(coin) : values.coin;
+  const value = coin && price ? formatFiat(multiply(multiply(coin, price), multiplier), currency) : null;
+
+  return (
+    <SendDialog
+      scripted={scripted}
+      labelledBy={IDS.dialogTitle}
+      describedBy={IDS.dialogText}
+      onClose={onClose}
+    >
+      <h2 id={IDS.dialogTitle}>Check before you send</h2>
+      <div id={IDS.dialogText}>
+        <p>
+          You are sending{" "}
+          <strong>
+            {amount} {ticker}
+          </strong>
+          {value ? ` (about ${value})` : ""} on the {network} network to:
+        </p>
+        <p className="mono address-text send-dialog-address">{values.address}</p>
+        <p>
+          Crypto transfers are irreversible: once the coins have left Coinkeep, nobody — not you, not us — can
+          reverse or refund them. Check the address character by character and make sure it is an address on
+          the {network} network: coins sent to a wrong address or over another network are lost.
+        </p>
+      </div>
+      <div className="actions">
+        {/* With scripts showModal() focuses Cancel, the first button; without, autofocus does. */}
+        <button
+          type="submit"
+          name="intent"
+          value="edit"
+          className="button button-secondary"
+          autoFocus={!scripted || undefined}
+        >
+          Cancel
+        </button>
+        <SubmitButton name="intent" value="confirm" pendingLabel="Sending...">
+          Confirm
+        </SubmitButton>
+      </div>
+      <p className="visually-hidden" role="status">
+        {confirming ? "Sending…" : ""}
+      </p>
+    </SendDialog>
+  );
+}

@@ -1,0 +1,194 @@
+import { useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useEffect, useState } from "react";
+import { useNavigation } from "react-router";
+import {
+  EMPTY_SEND_VALUES,
+  emptyFields,
+  FILL_OUT_ALL_FIELDS,
+  sendSchemaFor,
+  type SendErrors,
+  type SendReply,
+  type SendValues,
+} from "../../send";
+import { ERROR_HIDE_MS } from "../auto-hide";
+
+export type Step = "closed" | "form" | "confirm";
+export type FieldName = keyof SendValues;
+export const FIELDS = ["address", "coin", "fiat"] as const;
+
+export const IDS = {
+  form: "send-form",
+  title: "send-title",
+  address: "send-address",
+  coin: "send-coin",
+  fiat: "send-fiat",
+  available: "send-available",
+  formError: "send-form-error",
+  dialogTitle: "send-warning-title",
+  dialogText: "send-warning-text",
+} as const;
+
+/** What a field's input carries for its errors: aria-invalid and aria-describedby. */
+export interface FieldAria {
+  "aria-invalid": true | undefined;
+  "aria-describedby": string | undefined;
+}
+
+/** The intent of the button that submitted the form, if it carries one. */
+function intentOf(event: React.FormEvent<HTMLFormElement>): string | null {
+  const submitter = (event.nativeEvent as SubmitEvent).submitter;
+  return submitter?.getAttribute("name") === "intent" ? submitter.getAttribute("value") : null;
+}
+
+/**
+ * The send form's state: its step, the values as typed (the amount inputs
+ * are controlled: they filter keystrokes and convert as you type), the
+ * idempotency key, and the errors. Validation is conform's, with the schema
+ * from send.ts: in the browser on 'Send' and Confirm (an enhancement), and
+ * always on the server, whose reply (`reply.result`) brings its errors.
+ */
+export function useSendForm({
+  sendKey,
+  initiallyOpen,
+  reply,
+  fillIn,
+}: {
+  sendKey: string;
+  initiallyOpen: boolean;
+  reply: SendReply | undefined;
+  /** 'Full' and 'Convert' with scripts: the new values, from the current ones. */
+  fillIn: (intent: "full" | "convert-coin" | "convert-fiat", values: SendValues) => SendValues;
+}) {
+  const navigation = useNavigation();
+  const [step, setStep] = useState<Step>(reply?.step ?? (initiallyOpen ? "form" : "closed"));
+  const [values, setValues] = useState<SendValues>(reply?.values ?? EMPTY_SEND_VALUES);
+  // The key stays with this form until a send succeeds (the panel is then replaced), whatever
+  // the loader issues on revalidation, so a retried Confirm can never send twice.
+  const [key, setKey] = useState(reply?.key ?? sendKey);
+  const [invalid, setInvalid] = useState<FieldName[]>(reply?.invalid ?? []);
+  const [attempt, setAttempt] = useState(0);
+  const [focusTarget, setFocusTarget] = useState<FieldName | "first-invalid" | null>(null);
+
+  // A new answer from the server (after Confirm, with scripts) replaces the local state.
+  const [seenReply, setSeenReply] = useState(reply);
+  if (reply !== seenReply) {
+    setSeenReply(reply);
+    if (reply) {
+      setStep(reply.step);
+      setValues(reply.values);
+      setKey(reply.key);
+      setInvalid(reply.invalid);
+      setAttempt((n) => n + 1);
+    }
+  }
+
+  const [form, fields] = useForm({
+    id: IDS.form,
+    lastResult: reply?.result,
+    // Errors stay until the next press (or their 5 s are up): typing does not re-check.
+    shouldValidate: "onSubmit",
+    shouldRevalidate: "onSubmit",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: sendSchemaFor(formData.get("intent")) }),
+    // Only what passed the schema gets here; every step but Confirm stays in the browser.
+    onSubmit: (event, { formData }) => {
+      const intent = formData.get("intent");
+      if (intent === "confirm") {
+        // One Confirm at a time (the idempotency key would make a second one harmless anyway).
+        if (navigation.state !== "idle") event.preventDefault();
+        return;
+      }
+      event.preventDefault();
+      if (intent === "full" || intent === "convert-coin" || intent === "convert-fiat") {
+        setValues((current) => fillIn(intent, current));
+      } else if (intent === "edit") setStep("form");
+      else if (intent === "review") {
+        setInvalid([]);
+        setStep("confirm");
+      }
+    },
+  });
+
+  const shown = useTimedErrors(
+    {
+      form: form.errors,
+      address: fields.address.errors,
+      coin: fields.coin.errors,
+      fiat: fields.fiat.errors,
+    },
+    attempt,
+  );
+  const formErrors = shown.form ?? [];
+  const fillOut = formErrors.includes(FILL_OUT_ALL_FIELDS);
+
+  function fieldInvalid(name: FieldName): boolean {
+    return Boolean(shown[name]?.length) || (fillOut && invalid.includes(name));
+  }
+
+  function fieldAria(name: FieldName, ...more: string[]): FieldAria {
+    const ids = [...more];
+    if (shown[name]?.length) ids.push(`${IDS[name]}-error`);
+    if (fillOut && invalid.includes(name)) ids.push(IDS.formError);
+    return {
+      "aria-invalid": fieldInvalid(name) || undefined,
+      "aria-describedby": ids.length ? ids.join(" ") : undefined,
+    };
+  }
+
+  // After a refused 'Send' the first field in error takes the focus; 'Send' the address.
+  useEffect(() => {
+    if (!focusTarget) return;
+    const name = focusTarget === "first-invalid" ? FIELDS.find(fieldInvalid) : focusTarget;
+    if (name) document.getElementById(IDS[name])?.focus();
+    setFocusTarget(null);
+    // Only a new request matters; it is made in the same event as the errors it follows.
+    // oxlint-disable-next-line react/exhaustive-deps
+  }, [focusTarget]);
+
+  /** The form's submit handler (it runs with scripts only). */
+  function onSubmit(event: React.FormEvent<HTMLFormElement>) {
+    const intent = intentOf(event);
+    if (intent === "review" || intent === "confirm") {
+      // Each press counts anew: the same message shows (and is announced) again.
+      setAttempt((n) => n + 1);
+      setInvalid(emptyFields(values));
+      setFocusTarget("first-invalid");
+    }
+    form.onSubmit(event);
+  }
+
+  return {
+    form,
+    step,
+    setStep,
+    values,
+    setValues,
+    key,
+    attempt,
+    shown,
+    formErrors,
+    fieldInvalid,
+    fieldAria,
+    focus: setFocusTarget,
+    onSubmit,
+  };
+}
+
+function hasErrors(errors: SendErrors): boolean {
+  return Object.values(errors).some((list) => list && list.length > 0);
+}
+
+/**
+ * The spec's error flags clear themselves after 5 s (with scripts). Each
+ * attempt counts anew, so the same message shows again on the next press.
+ */
+function useTimedErrors(errors: SendErrors, attempt: number): SendErrors {
+  const signature = hasErrors(errors) ? `${attempt}:${JSON.stringify(errors)}` : "";
+  const [hidden, setHidden] = useState<string | null>(null);
+  useEffect(() => {
+    if (!signature) return;
+    const timer = setTimeout(() => setHidden(signature), ERROR_HIDE_MS);
+    return () => clearTimeout(timer);
+  }, [signature]);
+  return signature && hidden !== signature ? errors : {};
+}
