@@ -73,6 +73,35 @@ export function fiatToCoin(fiat: Decimal, price: Decimal, multiplier: Decimal): 
   return toPlain(divide(fiat, rate, SEND_DECIMALS, { truncate: true }));
 }
 
+/** The two amounts of the form. */
+export type SendAmounts = Pick<SendValues, "coin" | "fiat">;
+
+/**
+ * The coin amount typed: the fiat one follows when there is a price. An
+ * unfinished amount ('0.', '.') leaves it as it is; an emptied one empties it.
+ */
+export function withCoinAmount(
+  amounts: SendAmounts,
+  text: string,
+  price: Decimal | undefined,
+  multiplier: Decimal,
+): SendAmounts {
+  const coin = parseAmount(text);
+  return { coin: text, fiat: coin && price ? coinToFiat(coin, price, multiplier) : text ? amounts.fiat : "" };
+}
+
+/** The fiat amount typed: the coin one follows, as withCoinAmount does the other way. */
+export function withFiatAmount(
+  amounts: SendAmounts,
+  text: string,
+  price: Decimal | undefined,
+  multiplier: Decimal,
+): SendAmounts {
+  const fiat = parseAmount(text);
+  const coin = fiat && price ? fiatToCoin(fiat, price, multiplier) : undefined;
+  return { fiat: text, coin: coin ?? (text ? amounts.coin : "") };
+}
+
 /** 'Full': the whole available balance, truncated to 4 decimals (never more than the balance). */
 export function fullAmount(balance: Decimal): string {
   return isPositive(balance) ? amountToSend(balance) : "0";

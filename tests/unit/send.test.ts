@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod/v4";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { refusal, type RefusalCode } from "../../common/contract/refusals";
@@ -14,7 +15,11 @@ import {
   sendFailureMessage,
   sendNetwork,
   sendPrice,
+  sendSchemaFor,
+  sendValuesSchema,
   usdValueOf,
+  withCoinAmount,
+  withFiatAmount,
 } from "../../app/send";
 
 const d = (text: string) => {
@@ -169,5 +174,69 @@ describe("the send form's rules", () => {
       "Ethereum (ERC-20)",
     );
     expect(sendNetwork("ETH", "Ethereum", "0x8f34")).toBe("Ethereum");
+  });
+});
+
+/** A posted form, as the action (and conform in the browser) reads it. */
+function form(entries: Record<string, string>): FormData {
+  const formData = new FormData();
+  for (const [name, value] of Object.entries(entries)) formData.append(name, value);
+  return formData;
+}
+
+describe("the send form on conform", () => {
+  const eth = d("2531.84");
+  const usd = d("1");
+
+  test("empty inputs (which conform reads as missing) give the one form-level message", () => {
+    const submission = parseWithZod(form({ intent: "review", address: "", coin: "", fiat: "" }), {
+      schema: sendSchemaFor("review"),
+    });
+    expect(submission.status).toBe("error");
+    expect(submission.status === "error" && submission.error).toEqual({
+      "": ["Please fill out all fields."],
+    });
+  });
+
+  test("'Send' and Confirm check the rules; the other buttons only read the values", () => {
+    const values = { address: " 0xabc ", coin: "1.23456", fiat: "" };
+    for (const intent of ["review", "confirm"]) {
+      const submission = parseWithZod(form({ intent, ...values }), { schema: sendSchemaFor(intent) });
+      expect(submission.status).toBe("error");
+    }
+    for (const intent of ["full", "convert-coin", "convert-fiat", "edit"]) {
+      const submission = parseWithZod(form({ intent, ...values }), { schema: sendSchemaFor(intent) });
+      expect(submission.status).toBe("success");
+      expect(submission.status === "success" && submission.value).toEqual({
+        address: "0xabc",
+        coin: "1.23456",
+        fiat: "",
+      });
+    }
+    const ok = parseWithZod(form({ intent: "confirm", address: " 0xabc ", coin: "0.5", fiat: "1265.92" }), {
+      schema: sendSchemaFor("confirm"),
+    });
+    expect(ok.status === "success" && ok.value).toEqual({ address: "0xabc", coin: "0.5", fiat: "1265.92" });
+  });
+
+  test("a typed value is read up to 256 characters, then trimmed", () => {
+    const long = `${"a".repeat(255)} tail`;
+    expect(sendValuesSchema.parse({ address: long }).address).toBe("a".repeat(255));
+  });
+
+  test("typing one amount converts the other; an unfinished one leaves it, an emptied one empties it", () => {
+    const amounts = { coin: "", fiat: "12.00" };
+    expect(withCoinAmount(amounts, "0.5", eth, usd)).toEqual({ coin: "0.5", fiat: "1265.92" });
+    expect(withCoinAmount(amounts, "0.", eth, usd)).toEqual({ coin: "0.", fiat: "0.00" });
+    expect(withCoinAmount(amounts, ".", eth, usd)).toEqual({ coin: ".", fiat: "12.00" });
+    expect(withCoinAmount(amounts, "", eth, usd)).toEqual({ coin: "", fiat: "" });
+    expect(withCoinAmount(amounts, "0.5", undefined, usd)).toEqual({ coin: "0.5", fiat: "12.00" });
+    expect(withFiatAmount({ coin: "1", fiat: "" }, "100", eth, usd)).toEqual({ coin: "0.0394", fiat: "100" });
+    expect(withFiatAmount({ coin: "1", fiat: "" }, ".", eth, usd)).toEqual({ coin: "1", fiat: "." });
+    expect(withFiatAmount({ coin: "1", fiat: "9" }, "", eth, usd)).toEqual({ coin: "", fiat: "" });
+    expect(withFiatAmount({ coin: "1", fiat: "" }, "100", undefined, usd)).toEqual({
+      coin: "1",
+      fiat: "100",
+    });
   });
 });

@@ -2,12 +2,13 @@ import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { parseDecimal, ZERO } from "../../../common/decimal";
 import { formatWalletBalance } from "../../lib/format";
-import { coinToFiat, fiatToCoin, fullAmount, parseAmount, sendPrice, type SendReply } from "../../send";
+import { fullAmount, sendPrice, withCoinAmount, withFiatAmount, type SendReply } from "../../send";
 import { CopyButton } from "../copy-button";
 import { useHydrated } from "../hydrated";
 import { AddressField } from "./address-field";
 import { AmountFields } from "./amount-fields";
 import { SendReview } from "./send-review";
+import { SendStart } from "./send-start";
 import { FIELDS, IDS, useSendForm } from "./use-send-form";
 
 /**
@@ -54,54 +55,33 @@ export function SendPanel({
   const multiplier = parseDecimal(multiplierText) ?? { units: 1n, scale: 0 };
   const available = parseDecimal(balance) ?? ZERO;
 
-  // One amount typed: the other follows (when there is a price); an unfinished one ('0.',
-  // '.') leaves it as it is, an emptied one empties it.
-  const withCoin = (values: { coin: string; fiat: string }, text: string) => {
-    const coin = parseAmount(text);
-    return {
-      coin: text,
-      fiat: coin && price ? coinToFiat(coin, price, multiplier) : text ? values.fiat : "",
-    };
-  };
-  const withFiat = (values: { coin: string; fiat: string }, text: string) => {
-    const fiat = parseAmount(text);
-    const coin = fiat && price ? fiatToCoin(fiat, price, multiplier) : undefined;
-    return { fiat: text, coin: coin ?? (text ? values.coin : "") };
-  };
-
   const send = useSendForm({
     sendKey,
     initiallyOpen,
     reply,
-    fillIn: (intent, values) => {
-      if (intent === "full") return { ...values, ...withCoin(values, fullAmount(available)) };
-      if (intent === "convert-coin") return { ...values, ...withCoin(values, values.coin) };
-      return { ...values, ...withFiat(values, values.fiat) };
-    },
+    fillIn: (intent, values) => ({
+      ...values,
+      ...(intent === "convert-fiat"
+        ? withFiatAmount(values, values.fiat, price, multiplier)
+        : withCoinAmount(values, intent === "full" ? fullAmount(available) : values.coin, price, multiplier)),
+    }),
   });
   const { values, shown, formErrors } = send;
 
   if (send.step === "closed") {
     return (
-      <div className="actions">
-        <Form method="get" preventScrollReset>
-          <button
-            type="submit"
-            name="send"
-            value="1"
-            className="button button-primary"
-            onClick={(event) => {
-              if (!hydrated) return;
-              event.preventDefault();
-              send.setStep("form");
-              send.focus("address");
-            }}
-          >
-            Send {ticker}
-          </button>
-        </Form>
-        <CopyButton text={ownAddress} label="Copy wallet address" toast="Copied" />
-      </div>
+      <SendStart
+        ticker={ticker}
+        ownAddress={ownAddress}
+        onOpen={
+          hydrated
+            ? () => {
+                send.setStep("form");
+                send.focus("address");
+              }
+            : undefined
+        }
+      />
     );
   }
 
@@ -152,7 +132,7 @@ export function SendPanel({
           onChange={(name, text) =>
             send.setValues({
               ...values,
-              ...(name === "coin" ? withCoin(values, text) : withFiat(values, text)),
+              ...(name === "coin" ? withCoinAmount : withFiatAmount)(values, text, price, multiplier),
             })
           }
           aria={send.fieldAria}

@@ -7,11 +7,10 @@ import {
   emptyFields,
   FILL_OUT_ALL_FIELDS,
   sendSchemaFor,
-  type SendErrors,
   type SendReply,
   type SendValues,
 } from "../../send";
-import { ERROR_HIDE_MS } from "../auto-hide";
+import { useTimedErrors } from "./timed-errors";
 
 export type Step = "closed" | "form" | "confirm";
 export type FieldName = keyof SendValues;
@@ -172,23 +171,4 @@ export function useSendForm({
     focus: setFocusTarget,
     onSubmit,
   };
-}
-
-function hasErrors(errors: SendErrors): boolean {
-  return Object.values(errors).some((list) => list && list.length > 0);
-}
-
-/**
- * The spec's error flags clear themselves after 5 s (with scripts). Each
- * attempt counts anew, so the same message shows again on the next press.
- */
-function useTimedErrors(errors: SendErrors, attempt: number): SendErrors {
-  const signature = hasErrors(errors) ? `${attempt}:${JSON.stringify(errors)}` : "";
-  const [hidden, setHidden] = useState<string | null>(null);
-  useEffect(() => {
-    if (!signature) return;
-    const timer = setTimeout(() => setHidden(signature), ERROR_HIDE_MS);
-    return () => clearTimeout(timer);
-  }, [signature]);
-  return signature && hidden !== signature ? errors : {};
 }
