@@ -88,17 +88,18 @@ function ratesData(parsed: unknown): PricesResult<CurrenciesData> {
     : failed("The price service answered with an unexpected body.");
 }
 
+/** One in-process answer, checked as over HTTP; a fault of the service's is a 500, as the route would answer. */
+async function answer<T>(read: () => Promise<unknown>, check: (parsed: unknown) => PricesResult<T>) {
+  try {
+    return check(await read());
+  } catch (error) {
+    log.error("feed route error", { error: error instanceof Error ? error.name : typeof error });
+    return failed("The price service failed (status 500).", 500);
+  }
+}
+
 /** The client over the prices service in this process: its answers as values, checked as over HTTP. */
 export function createInProcessPricesClient(service: PricesServices): PricesClient {
-  async function answer<T>(read: () => Promise<unknown>, check: (parsed: unknown) => PricesResult<T>) {
-    try {
-      return check(await read());
-    } catch (error) {
-      // As the route would: a fault of the service's is a 500, logged without details.
-      log.error("feed route error", { error: error instanceof Error ? error.name : typeof error });
-      return failed("The price service failed (status 500).", 500);
-    }
-  }
   return {
     currentPrices: () => answer(() => service.cryptoPrices(), pricesData),
     currencies: () => answer(() => service.currencies(), ratesData),

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
-import { checkTiers, type Violation } from "../../scripts/check-tiers.ts";
+import { checkTiers } from "../../scripts/check-tiers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
