@@ -89,7 +89,7 @@ function ratesData(parsed: unknown): PricesResult<CurrenciesData> {
 }
 
 /** One in-process answer, checked as over HTTP; a fault of the service's is a 500, as the route would answer. */
-async function answer<T>(read: () => Promise<unknown>, check: (parsed: unknown) => PricesResult<T>) {
+async function answerInProcess<T>(read: () => Promise<unknown>, check: (parsed: unknown) => PricesResult<T>) {
   try {
     return check(await read());
   } catch (error) {
@@ -101,8 +101,8 @@ async function answer<T>(read: () => Promise<unknown>, check: (parsed: unknown) 
 /** The client over the prices service in this process: its answers as values, checked as over HTTP. */
 export function createInProcessPricesClient(service: PricesServices): PricesClient {
   return {
-    currentPrices: () => answer(() => service.cryptoPrices(), pricesData),
-    currencies: () => answer(() => service.currencies(), ratesData),
+    currentPrices: () => answerInProcess(() => service.cryptoPrices(), pricesData),
+    currencies: () => answerInProcess(() => service.currencies(), ratesData),
   };
 }
 
