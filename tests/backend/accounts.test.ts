@@ -137,6 +137,7 @@ describe("openDatabase", () => {
       try {
         expect(await login({ db: again.db, keys: ctx.keys }, "keep@example.com", "pw")).toEqual({
           ok: true,
+          userId: created.ok ? created.userId : "",
           email: "keep@example.com",
           words: created.ok ? created.words : [],
         });
