@@ -149,19 +149,8 @@ describe.each(databaseTargets())("the contract is written once ($name)", (target
     expect(paths).toContain("/aml-authentication");
     expect(paths).toContain("/request-message");
   });
-});
 
-describe.each(databaseTargets())("one credential check per web request, in-process ($name)", (target) => {
-  let opened: OpenedDatabase;
-  let db: AppDb;
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await opened?.dispose();
-  });
-
+  // One credential check per web request, in-process.
   test("the request's client answers its later calls from the first check; the next request checks again", async () => {
     const handler = createTestHandler(db);
     const email = uniqueEmail("once");
