@@ -53,8 +53,38 @@ export interface SessionKV {
   rekey(oldKey: string, newKey: string, blob: string, owner: string | null): Promise<boolean>;
   /** Activity: moves the idle deadline forward (at most about once a minute). */
   touch(key: string): Promise<void>;
+  /** When a live row ends if nothing moves it (ms since the epoch; never a touch); null when it is not live. */
+  deadline(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
   removeOwner(owner: string): Promise<number>;
+}
+
+/**
+ * What changed for a signed-in user (record 033): their unread count, a
+ * balance, a send, a wallet; "resync" when changes may have been missed (the
+ * host lost its database connection for a while); "session-ended" when the
+ * session the stream was opened on is gone (Exit, a restore, the idle or
+ * absolute timeout, a rotation to a new id); "closing" when this process is
+ * stopping (the stream ends and the browser reconnects, to another process).
+ */
+export type LiveEventKind =
+  "messages" | "balances" | "sends" | "wallets" | "resync" | "session-ended" | "closing";
+
+export interface LiveEvent {
+  kind: LiveEventKind;
+  /** Raised for every user at once (a message to everyone): clients spread their reaction. */
+  everyone?: boolean;
+}
+
+/** The host's hub of live events, fed by the database's notifications (LISTEN/NOTIFY). */
+export interface LiveEvents {
+  /**
+   * Calls `listener` with each event for this user and this session until the
+   * returned function is called. `sessionKey` is the session row's key.
+   */
+  subscribe(who: { userId: string; sessionKey: string }, listener: (event: LiveEvent) => void): () => void;
+  /** Streams open in this process (a metric). */
+  open(): number;
 }
 
 export interface AppServices {
@@ -64,6 +94,8 @@ export interface AppServices {
   /** The in-process prices service's answers (called directly); undefined when it is remote (PRICES_URL). */
   prices: PricesServices | undefined;
   sessions: SessionKV;
+  /** Live events for signed-in pages; undefined when this host has none (a remote backend). */
+  events?: LiveEvents | undefined;
   /**
    * The visitor's IP address for the request behind this context, when the
    * host knows it (the client after the trusted proxies; record 026 says when a forwarded one counts).

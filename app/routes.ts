@@ -24,6 +24,7 @@ export default [
   ]),
   route("currency", "routes/currency.tsx"),
   route("unread-count", "routes/unread-count.tsx"),
+  route("events", "routes/events.ts"),
   route("logout", "routes/logout.tsx"),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;

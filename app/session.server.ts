@@ -6,7 +6,8 @@
 // Timeouts (record 015): the store ends a session after SESSION_IDLE_MINUTES
 // without activity and SESSION_MAX_HOURS after sign-in, on the row itself.
 // Every request that reads a live session is activity, except the signed-in
-// shell's background poll of the unread count; its 60 s data refresh runs only
+// shell's background requests (the unread-count poll, the live-event stream and
+// its reconnections, record 033); its 60 s data refresh runs only
 // while the user touches the page: a tab left open still times out.
 import { memoize } from "../common/memo";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
@@ -48,7 +49,7 @@ export type AppSession = Session<SessionData, FlashData>;
 const TOKEN = /^[A-Za-z0-9_-]{43}$/u;
 
 /** Requests the browser makes on its own, which must not keep a session alive. */
-const BACKGROUND_PATHS = new Set(["/unread-count", "/unread-count.data"]);
+const BACKGROUND_PATHS = new Set(["/unread-count", "/unread-count.data", "/events"]);
 
 function isActivity(request: Request): boolean {
   try {
@@ -317,6 +318,22 @@ export async function startUserSession(
 export async function getUser(request: Request, context: Readonly<RouterContextProvider>) {
   const session = await getSession(request, context);
   return { session, user: session.get("user") };
+}
+
+/**
+ * The signed-in session an event stream watches (record 033): its user, the
+ * row's key (what the host's session notifications name) and a reader of the
+ * row's deadline that never counts as activity. Null when nobody is signed in.
+ */
+export async function liveSession(
+  request: Request,
+  context: Readonly<RouterContextProvider>,
+): Promise<{ user: SignedInUser; key: string; deadline: () => Promise<number | null> } | null> {
+  const { session, user } = await getUser(request, context);
+  if (!user || !session.id || !TOKEN.test(session.id)) return null;
+  const key = rowKey(session.id);
+  const kv = services(context).sessions;
+  return { user, key, deadline: () => kv.deadline(key) };
 }
 
 /** Guard for protected loaders and actions: visitors go to the landing page. */

@@ -27,6 +27,7 @@ import {
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
 import { SupportModal } from "../components/support-modal";
+import { useLiveEvents } from "../components/use-live-events";
 import { multiply, ZERO } from "../../common/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
 import { backend } from "../api.server";
@@ -192,19 +193,22 @@ function usePolling(idleMs: number, ms = 60_000) {
 }
 
 /**
- * The unread count, refreshed every 10 s while the page is visible (scripts
- * on). Whichever answered last wins: this loader (revalidated after opening a
- * message) or the poll. A message being opened already counts as read.
+ * The unread count. While the live-event stream is open (record 033) it is
+ * fetched when the stream says it changed; otherwise it is polled every 10 s
+ * while the page is visible (scripts on), as the spec says. Whichever answered
+ * last wins: this loader (revalidated after opening a message) or the fetch.
+ * A message being opened already counts as read.
  */
-function useUnreadCount(loaderData: { unread: number }, ms = 10_000): number {
+function useUnreadCount(loaderData: { unread: number }, live: boolean, ms = 10_000) {
   const fetcher = useFetcher<{ count: number | null }>({ key: "unread-count" });
   const { load } = fetcher;
   useEffect(() => {
+    if (live) return;
     const timer = setInterval(() => {
       if (document.visibilityState === "visible") void load("/unread-count");
     }, ms);
     return () => clearInterval(timer);
-  }, [load, ms]);
+  }, [load, ms, live]);
   // Every revalidation brings a new loader object, every poll a new data object:
   // the one that changed most recently holds the count.
   const polled = fetcher.data;
@@ -217,7 +221,54 @@ function useUnreadCount(loaderData: { unread: number }, ms = 10_000): number {
   const opening = useFetchers().filter(
     (f) => f.state !== "idle" && f.formData?.get("intent") === OPEN_MESSAGE_INTENT,
   ).length;
-  return Math.max(0, latest.count - opening);
+  return { count: Math.max(0, latest.count - opening), refresh: () => void load("/unread-count") };
+}
+
+/** A change raised for every user at once is taken up within this long, spread at random. */
+const EVERYONE_SPREAD_MS = 3_000;
+
+/**
+ * What the page does when the live-event stream says something changed: the
+ * unread count is fetched again (and the list, on the notifications page); a
+ * balance, a send or a wallet reloads the page's data (balances, transactions,
+ * wallet states); a session that ended reloads too, which takes the visitor to
+ * the landing page. Reloads asked for together run once.
+ */
+function useLiveUpdates(refreshCount: () => void): boolean {
+  const revalidator = useRevalidator();
+  const { pathname } = useLocation();
+  const pending = useRef<{ reload?: ReturnType<typeof setTimeout>; count?: ReturnType<typeof setTimeout> }>(
+    {},
+  );
+  useEffect(() => {
+    const timers = pending.current;
+    return () => {
+      clearTimeout(timers.reload);
+      clearTimeout(timers.count);
+    };
+  }, []);
+  return useLiveEvents((change, everyone) => {
+    const timers = pending.current;
+    const delay = everyone ? Math.random() * EVERYONE_SPREAD_MS : 50;
+    const reload = () => {
+      if (timers.reload) return;
+      timers.reload = setTimeout(() => {
+        timers.reload = undefined;
+        void revalidator.revalidate();
+      }, delay);
+    };
+    if (change === "messages" || change === "resync") {
+      if (!timers.count) {
+        timers.count = setTimeout(() => {
+          timers.count = undefined;
+          refreshCount();
+        }, delay);
+      }
+      if (change === "resync" || pathname === "/notifications") reload();
+    } else {
+      reload();
+    }
+  });
 }
 
 function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean }) {
@@ -269,7 +320,12 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const supportUrl = useOpenUrl("support");
   const { view } = loaderData;
   usePolling(loaderData.idleMs);
-  const unread = useUnreadCount(loaderData);
+  const refreshCount = useRef(() => {});
+  const live = useLiveUpdates(() => refreshCount.current());
+  const { count: unread, refresh } = useUnreadCount(loaderData, live);
+  useEffect(() => {
+    refreshCount.current = refresh;
+  });
   const burger = useRef<HTMLDetailsElement>(null);
   // Following a link in the burger menu (or opening a modal from it) closes the menu.
   const closeBurger = () => {
@@ -282,7 +338,7 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
     burger.current?.querySelector<HTMLElement>(":scope > summary")?.focus();
   };
   return (
-    <div className="app-shell">
+    <div className="app-shell" data-live={live ? "open" : undefined}>
       <aside className="sidebar" aria-label="Sidebar">
         <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
           <Logo />

@@ -39,6 +39,7 @@ import {
   webBodyRefusal,
 } from "./edge.ts";
 import { createSessionKV } from "./web-sessions.ts";
+import { createLiveEvents } from "./live-events.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 /** How long the sender address of a support or contact message is kept (record 011). */
@@ -116,6 +117,10 @@ export async function startHost(config: Config, source?: WebTierSource) {
         usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
       });
 
+  // Live events for signed-in pages (record 033): the database's notifications, when the backend
+  // that raises them writes to this database (in-process). With a remote backend pages poll.
+  const events = backend ? await createLiveEvents(database) : undefined;
+
   // The prices service runs in-process unless PRICES_URL points elsewhere.
   const feeds = config.pricesUrl
     ? undefined
@@ -160,6 +165,7 @@ export async function startHost(config: Config, source?: WebTierSource) {
     backend: backend?.services,
     prices: feeds?.services,
     sessions,
+    events,
     clientAddress: (context) => clientAddresses.get(context),
   };
 
@@ -302,6 +308,8 @@ export async function startHost(config: Config, source?: WebTierSource) {
       clearInterval(purge);
       clearInterval(forgetTimer);
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
+      // Event streams never end on their own: they are ended first, so the server can close.
+      await events?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();
       await webSource.close?.();

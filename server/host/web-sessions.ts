@@ -113,6 +113,16 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
       return moved.length > 0;
     },
     touch,
+    async deadline(key) {
+      const now = Date.now();
+      const rows = await readLive.execute({
+        key,
+        now: new Date(now).toISOString(),
+        createdAfter: new Date(now - policy.maxMs).toISOString(),
+      });
+      const row = rows[0];
+      return row ? Math.min(row.expiresAt.getTime(), row.createdAt.getTime() + policy.maxMs) : null;
+    },
     async remove(key) {
       await db.delete(webSessions).where(eq(webSessions.id, key));
     },

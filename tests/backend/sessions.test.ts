@@ -13,6 +13,7 @@ import {
   destroySession,
   endSessionsOf,
   getSession,
+  liveSession,
   requireUser,
   sessionOwner,
   startUserSession,
@@ -203,13 +204,33 @@ for (const target of databaseTargets()) {
       await expectAnonymous(context, cookie);
     });
 
+    test("an event stream watches its session's deadline without moving it; none once the row is gone", async () => {
+      const cookie = await signIn(uniqueEmail("stream"));
+      const id = rowId(tokenOf(cookie));
+      const soon = new Date(Date.now() + 5 * 60_000);
+      await db.update(webSessions).set({ expiresAt: soon }).where(eq(webSessions.id, id));
+      const live = await liveSession(request("/events", cookie), context);
+      expect(live?.key).toBe(id);
+      expect(live?.user.userId).toBe("00000000-0000-4000-8000-000000000000");
+      expect(await live?.deadline()).toBe(soon.getTime());
+      expect((await row(cookie))?.expiresAt.getTime()).toBe(soon.getTime());
+      // Near the end of the lifetime, the lifetime is the deadline.
+      const created = new Date(Date.now() - MAX_MS + 60_000);
+      await db.update(webSessions).set({ createdAt: created }).where(eq(webSessions.id, id));
+      expect(await live?.deadline()).toBe(created.getTime() + MAX_MS);
+      await db.delete(webSessions).where(eq(webSessions.id, id));
+      expect(await live?.deadline()).toBeNull();
+      // (Another request: a request's own reads are shared within it.)
+      expect(await liveSession(request("/events?again", cookie), context)).toBeNull();
+    });
+
     test("activity moves the idle deadline; the unread-count poll does not; never past the lifetime", async () => {
       const cookie = await signIn(uniqueEmail("touch"));
       const id = rowId(tokenOf(cookie));
       const soon = new Date(Date.now() + 5 * 60_000);
       await db.update(webSessions).set({ expiresAt: soon }).where(eq(webSessions.id, id));
 
-      for (const path of ["/unread-count", "/unread-count.data"]) {
+      for (const path of ["/unread-count", "/unread-count.data", "/events"]) {
         await getSession(request(path, cookie), context);
         expect((await row(cookie))?.expiresAt.getTime()).toBe(soon.getTime());
       }

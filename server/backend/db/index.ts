@@ -26,9 +26,24 @@ export function perDatabase<T>(make: (db: AppDb) => T): (db: AppDb) => T {
   return memoize(make);
 }
 
+/** A notification handler: `payload` on `channel`. */
+export type NotificationHandler = (channel: string, payload: string) => void;
+
+export interface Listening {
+  /** Stops listening (the dedicated connection, with PostgreSQL, is closed). */
+  close(): Promise<void>;
+}
+
 export interface Database {
   db: AppDb;
   driver: "pglite" | "postgres";
+  /**
+   * Listens on the channels (LISTEN): `onNotify` is called with each
+   * notification committed by any process on this database. With PostgreSQL
+   * a dedicated connection listens and comes back after losing its server;
+   * `onGap` is called once it is back, since what was raised meanwhile is lost.
+   */
+  listen(channels: readonly string[], onNotify: NotificationHandler, onGap?: () => void): Promise<Listening>;
   /** Closes PGlite or ends the pool; the process can exit afterwards. */
   close(): Promise<void>;
 }
@@ -51,9 +66,11 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     try {
       const db = drizzlePg({ client: pool, schema });
       await migratePg(db, { migrationsFolder });
+      const url = opts.databaseUrl;
       return {
         db,
         driver: "postgres",
+        listen: (channels, onNotify, onGap) => listenPostgres(url, channels, onNotify, onGap),
         close: () => pool.end(),
       };
     } catch (error) {
@@ -82,6 +99,18 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     return {
       db,
       driver: "pglite",
+      async listen(channels, onNotify) {
+        // One PGlite serves every query of this process: its notifications are this process's own.
+        const stops = await Promise.all(
+          channels.map((channel) => client.listen(channel, (payload) => onNotify(channel, payload))),
+        );
+        return {
+          async close() {
+            if (closed) return;
+            await Promise.all(stops.map((stop) => stop()));
+          },
+        };
+      },
       async close() {
         if (closed) return;
         closed = true;
@@ -97,4 +126,70 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await lock.release();
     throw error;
   }
+}
+
+/** Channel names are ours (lower-case words); anything else is refused rather than quoted. */
+const CHANNEL = /^[a-z_][a-z0-9_]{0,62}$/u;
+
+/**
+ * LISTEN on a dedicated PostgreSQL connection (a pooled one would hand the
+ * LISTEN to whichever query came next). When the connection is lost it is
+ * opened again after a growing pause (0.5 s up to 10 s), and `onGap` says that
+ * notifications may have been missed in between.
+ */
+async function listenPostgres(
+  url: string,
+  channels: readonly string[],
+  onNotify: NotificationHandler,
+  onGap?: () => void,
+): Promise<Listening> {
+  for (const channel of channels) if (!CHANNEL.test(channel)) throw new Error(`bad channel name: ${channel}`);
+  let stopped = false;
+  let client: pg.Client | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let pause = 500;
+
+  async function connect(): Promise<void> {
+    const next = new pg.Client({ connectionString: url });
+    next.on("notification", (message) => {
+      if (message.payload !== undefined) onNotify(message.channel, message.payload);
+    });
+    next.on("error", () => {});
+    next.on("end", () => {
+      if (client === next) client = undefined;
+      if (!stopped) again();
+    });
+    await next.connect();
+    for (const channel of channels) await next.query(`LISTEN ${channel}`);
+    if (stopped) {
+      await next.end().catch(() => {});
+      return;
+    }
+    client = next;
+    pause = 500;
+  }
+
+  function again() {
+    if (stopped || retry) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      connect().then(
+        () => onGap?.(),
+        () => {
+          pause = Math.min(pause * 2, 10_000);
+          again();
+        },
+      );
+    }, pause);
+    retry.unref();
+  }
+
+  await connect();
+  return {
+    async close() {
+      stopped = true;
+      if (retry) clearTimeout(retry);
+      await client?.end().catch(() => {});
+    },
+  };
 }
