@@ -56,8 +56,7 @@ function openStream(port: number, cookie: string): Promise<Stream> {
       },
       (res) => {
         let buffer = "";
-        let endedResolve: () => void = () => {};
-        const ended = new Promise<void>((r) => (endedResolve = r));
+        const { promise: ended, resolve: endedResolve } = Promise.withResolvers<void>();
         res.setEncoding("utf8");
         res.on("data", (chunk: string) => {
           buffer += chunk;
