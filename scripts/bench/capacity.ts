@@ -5,9 +5,19 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { log, machineCpuMs, onCleanup, processCpuMs, round, stopChild } from "./lib.ts";
-import type { LoadCommand, LoadResult } from "./load.ts";
+import {
+  log,
+  machineCpuMs,
+  onCleanup,
+  percentile,
+  processCpuMs,
+  processRssKiB,
+  round,
+  stopChild,
+} from "./lib.ts";
+import type { EntryStats, LoadCommand, LoadResult } from "./load.ts";
 import { perUserPerMinute } from "./mix.ts";
+import type { StreamsCommand, StreamsHeld, StreamsRecorded } from "./streams.ts";
 
 export interface CapacitySettings {
   levels: number[];
@@ -19,10 +29,27 @@ export interface CapacitySettings {
   maxOutstanding: number;
   /** Pause between levels, for the server to settle. */
   pauseSeconds: number;
+  /** Every user holds an event stream for the whole level (record 033); false: the polling client. */
+  streams: boolean;
+  /** One change (a message to one account, reaching every user of it) every this many seconds. */
+  eventEverySeconds: number;
+  /** An event delivered later than this after its change started is an error. */
+  eventLateMs: number;
+}
+
+export interface StreamFigures {
+  /** Streams open at the level (one per user), and those the server refused or that dropped. */
+  open: number;
+  refused: number;
+  dropped: number;
+  /** Server memory (RSS, all processes) per open stream, against the server before any stream. */
+  kibPerStream: number;
+  events: { delivered: number; late: number; missing: number; p50: number; p99: number; max: number };
 }
 
 export interface LevelReport extends Omit<LoadResult, "type"> {
   passed: boolean;
+  streams?: StreamFigures;
   /** Share of one core used during the level: the server process, the load generator, the whole machine (of cores × 100). */
   cpu: { serverPct: number; loadGeneratorPct: number; machinePct: number; serverMsPerRequest: number };
 }
@@ -40,6 +67,46 @@ export interface CapacityTarget {
   serverPid(): number;
   /** Makes sure `users` sessions exist; returns the cookies added since the last call. */
   ensureSessions(users: number): Promise<string[]>;
+  /** Changes something of capacity account `account` that its pages are told about (a message to it). */
+  raiseEvent(account: number): Promise<void>;
+  accounts: number;
+}
+
+/** Streams one holder process keeps open (each is a socket; a process may hold 20,000 descriptors). */
+const STREAMS_PER_HOLDER = 6_000;
+
+/** A process holding users' event streams (streams.ts). */
+class StreamHolder {
+  private child: ChildProcess;
+  private waiting: ((answer: StreamsHeld | StreamsRecorded) => void) | undefined;
+  constructor() {
+    this.child = fork(path.join(import.meta.dirname, "streams.ts"), [], {
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    const forget = onCleanup(() => stopChild(this.child));
+    this.child.once("exit", () => forget());
+    this.child.on("message", (message: StreamsHeld | StreamsRecorded) => {
+      const resolve = this.waiting;
+      this.waiting = undefined;
+      resolve?.(message);
+    });
+  }
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+  send(command: StreamsCommand): void {
+    this.child.send(command);
+  }
+  ask<T extends StreamsHeld | StreamsRecorded>(command: StreamsCommand): Promise<T> {
+    const answer = new Promise<T>(
+      (resolve) => (this.waiting = resolve as (a: StreamsHeld | StreamsRecorded) => void),
+    );
+    this.child.send(command);
+    return answer;
+  }
+  stop(): Promise<void> {
+    return stopChild(this.child);
+  }
 }
 
 class LoadGenerator {
@@ -108,31 +175,150 @@ export async function runCapacity(
   settings: CapacitySettings,
 ): Promise<CapacityReport> {
   const generator = new LoadGenerator();
+  const holders: StreamHolder[] = [];
+  const cookies: string[] = [];
+  /** How many of `cookies` each holder has been given. */
+  const given: number[] = [];
+  let rssBeforeStreams: number | undefined;
   const levels: LevelReport[] = [];
   try {
     generator.send({ type: "init", base: target.base, sockets: settings.sockets });
 
+    /** Every user below `users` holds a stream (and only those); the figures of the holding. */
+    const holdStreams = async (users: number) => {
+      const needed = Math.ceil(users / STREAMS_PER_HOLDER);
+      while (holders.length < needed) {
+        const holder = new StreamHolder();
+        holder.send({ type: "init", base: target.base, accounts: target.accounts });
+        holders.push(holder);
+        given.push(0);
+      }
+      const held = await Promise.all(
+        holders.map((holder, k) => {
+          const from = Math.min(users, k * STREAMS_PER_HOLDER);
+          const to = Math.min(users, (k + 1) * STREAMS_PER_HOLDER);
+          const fresh: Array<[number, string]> = [];
+          for (let user = from + (given[k] ?? 0); user < to; user++) fresh.push([user, cookies[user] ?? ""]);
+          if (fresh.length > 0) holder.send({ type: "cookies", entries: fresh });
+          given[k] = Math.max(given[k] ?? 0, to - from);
+          return holder.ask<StreamsHeld>({ type: "hold", from, to });
+        }),
+      );
+      return {
+        open: held.reduce((a, h) => a + h.open, 0),
+        refused: held.reduce((a, h) => a + h.refused, 0),
+        ms: Math.max(...held.map((h) => h.ms)),
+      };
+    };
+
+    /** One change every eventEverySeconds, from `from` until `until` (performance.now()), to a random account. */
+    const raiseEvents = async (from: number, until: number) => {
+      await sleep(Math.max(0, from - performance.now()));
+      while (performance.now() < until) {
+        const account = Math.floor(Math.random() * target.accounts);
+        const at = Date.now();
+        for (const holder of holders) holder.send({ type: "expect", account, at });
+        const next = performance.now() + settings.eventEverySeconds * 1000;
+        await target
+          .raiseEvent(account)
+          .catch((error: unknown) => log(`capacity: a change failed: ${String(error)}`));
+        await sleep(Math.max(0, next - performance.now()));
+      }
+    };
+
     const measure = async (users: number): Promise<LevelReport> => {
       const added = await target.ensureSessions(users);
+      cookies.push(...added);
       if (added.length > 0) generator.send({ type: "cookies", cookies: added });
       const pid = target.serverPid();
+      let streams: StreamFigures | undefined;
+      let held = { open: 0, refused: 0, ms: 0 };
+      if (settings.streams) {
+        rssBeforeStreams ??= processRssKiB(pid);
+        held = await holdStreams(users);
+        log(
+          `capacity ${users} users: ${held.open} event streams open (${held.refused} refused) in ${held.ms} ms`,
+        );
+      }
       const serverBefore = processCpuMs(pid);
-      const generatorBefore = processCpuMs(generator.pid);
+      const generatorBefore =
+        processCpuMs(generator.pid) + holders.reduce((a, h) => a + processCpuMs(h.pid), 0);
       const machineBefore = machineCpuMs();
+      for (const holder of holders) holder.send({ type: "record", on: true });
+      const started = performance.now();
+      const changes = settings.streams
+        ? raiseEvents(
+            started + settings.warmupSeconds * 1000,
+            started + (settings.warmupSeconds + settings.seconds) * 1000 - settings.eventLateMs,
+          )
+        : Promise.resolve();
       const result = await generator.run({
         type: "run",
         users,
         warmupSeconds: settings.warmupSeconds,
         seconds: settings.seconds,
         maxOutstanding: settings.maxOutstanding,
+        streams: settings.streams,
       });
+      await changes;
+      await sleep(settings.eventLateMs);
+      const recorded = await Promise.all(
+        holders.map((h) => h.ask<StreamsRecorded>({ type: "record", on: false })),
+      );
       const machineAfter = machineCpuMs();
       const wall = result.wallMs;
       const { type: _type, ...figures } = result;
-      const errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
+      let errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
+      let p99 = result.latencyMs.p99;
+      if (settings.streams) {
+        const deliveries = Float64Array.from(recorded.flatMap((r) => r.deliveries)).toSorted();
+        const fetches = Float64Array.from(recorded.flatMap((r) => r.fetches)).toSorted();
+        const fetchErrors: Record<string, number> = {};
+        for (const r of recorded) {
+          for (const [k, v] of Object.entries(r.fetchErrors)) fetchErrors[k] = (fetchErrors[k] ?? 0) + v;
+        }
+        const rss = processRssKiB(pid);
+        streams = {
+          open: held.open,
+          refused: held.refused,
+          dropped: recorded.reduce((a, r) => a + r.dropped, 0),
+          kibPerStream: held.open > 0 ? round((rss - (rssBeforeStreams ?? rss)) / held.open, 1) : 0,
+          events: {
+            delivered: deliveries.length,
+            late: recorded.reduce((a, r) => a + r.late, 0),
+            missing: recorded.reduce((a, r) => a + r.missing, 0),
+            p50: round(percentile(deliveries, 50), 1),
+            p99: round(percentile(deliveries, 99), 1),
+            max: round(percentile(deliveries, 100), 1),
+          },
+        };
+        const fetchStats: EntryStats = {
+          name: "event: count fetch",
+          requests: fetches.length,
+          errors: Object.values(fetchErrors).reduce((a, b) => a + b, 0),
+          p50: round(percentile(fetches, 50), 1),
+          p99: round(percentile(fetches, 99), 1),
+          max: round(percentile(fetches, 100), 1),
+        };
+        figures.byEntry = [...figures.byEntry, fetchStats];
+        for (const [k, v] of Object.entries(fetchErrors)) figures.errors[`count fetch ${k}`] = v;
+        if (streams.refused > 0) figures.errors["stream refused"] = streams.refused;
+        if (streams.dropped > 0) figures.errors["stream dropped"] = streams.dropped;
+        if (streams.events.late > 0) figures.errors["event late"] = streams.events.late;
+        if (streams.events.missing > 0) figures.errors["event missing"] = streams.events.missing;
+        errors +=
+          fetchStats.errors +
+          streams.refused +
+          streams.dropped +
+          streams.events.late +
+          streams.events.missing;
+        if (fetches.length > 0) p99 = Math.max(p99, fetchStats.p99);
+      }
+      const generatorCpu = processCpuMs(generator.pid) + holders.reduce((a, h) => a + processCpuMs(h.pid), 0);
       const report: LevelReport = {
         ...figures,
-        passed: !result.overloaded && errors === 0 && result.latencyMs.p99 < settings.p99LimitMs,
+        ...(streams ? { streams } : {}),
+        passed: !result.overloaded && errors === 0 && p99 < settings.p99LimitMs,
         cpu: {
           serverPct: round(((processCpuMs(pid) - serverBefore) / wall) * 100, 0),
           // The server's CPU per answered request (the level's rate held over its whole wall time).
@@ -140,7 +326,7 @@ export async function runCapacity(
             (processCpuMs(pid) - serverBefore) / ((result.perSecond * wall) / 1000),
             1,
           ),
-          loadGeneratorPct: round(((processCpuMs(generator.pid) - generatorBefore) / wall) * 100, 0),
+          loadGeneratorPct: round(((generatorCpu - generatorBefore) / wall) * 100, 0),
           machinePct: round(
             ((machineAfter.busy - machineBefore.busy) / (machineAfter.total - machineBefore.total)) * 100,
             0,
@@ -149,6 +335,12 @@ export async function runCapacity(
       };
       levels.push(report);
       const slowest = result.byEntry.toSorted((a, b) => b.p99 - a.p99)[0];
+      if (streams) {
+        log(
+          `capacity ${users} users: ${streams.open} streams, ${streams.kibPerStream} KiB each; events delivered ` +
+            `${streams.events.delivered} (p50 ${streams.events.p50} ms, p99 ${streams.events.p99} ms, late ${streams.events.late}, missing ${streams.events.missing})`,
+        );
+      }
       log(
         `capacity ${users} users: ${report.passed ? "pass" : "FAIL"}, ${result.perSecond} req/s, ` +
           `p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, errors ${errors}` +
@@ -178,8 +370,9 @@ export async function runCapacity(
       if (level.passed) passed = middle;
       else failed = middle;
     }
-    return { users: passed, settings, mix: perUserPerMinute(), levels };
+    return { users: passed, settings, mix: perUserPerMinute(settings.streams), levels };
   } finally {
     await generator.stop();
+    await Promise.all(holders.map((h) => h.stop()));
   }
 }

@@ -26,6 +26,8 @@ export interface LoadRun {
   seconds: number;
   /** Give up on the level when this many requests are outstanding (the server has fallen behind). */
   maxOutstanding: number;
+  /** The users hold event streams (streams.ts): the entries for pages without one are left out. */
+  streams: boolean;
 }
 export type LoadCommand = LoadInit | LoadCookies | LoadRun;
 
@@ -168,6 +170,7 @@ async function runLevel(command: LoadRun): Promise<LoadResult> {
   const stopAt = recordFrom + command.seconds * 1000;
   for (let user = 0; user < command.users; user++) {
     for (let entry = 0; entry < MIX.length; entry++) {
+      if (command.streams && MIX[entry]?.withoutStream) continue;
       schedule.push({ at: started + nextDelayMs(entry, true), user, entry });
     }
   }

@@ -31,6 +31,8 @@ export interface MixEntry {
   url(user: SimUser, pick: () => number): string;
   /** Full page loads send the document request a browser sends. */
   document?: boolean;
+  /** Only while the page has no event stream (record 033): the spec's poll, the client's fallback. */
+  withoutStream?: boolean;
 }
 
 function navigate(user: SimUser, pick: () => number): string {
@@ -43,6 +45,7 @@ export const MIX: readonly MixEntry[] = [
     name: "unread count",
     schedule: { every: 10 },
     url: () => "/unread-count.data?_routes=routes%2Funread-count",
+    withoutStream: true,
   },
   {
     name: "refresh",
@@ -64,9 +67,9 @@ export const MIX: readonly MixEntry[] = [
   },
 ];
 
-/** Requests per user per minute, by entry. */
-export function perUserPerMinute(): Array<{ name: string; perMinute: number }> {
-  return MIX.map((entry) => ({
+/** Requests per user per minute, by entry (with event streams: the poll is off). */
+export function perUserPerMinute(streams = false): Array<{ name: string; perMinute: number }> {
+  return MIX.filter((entry) => !(streams && entry.withoutStream)).map((entry) => ({
     name: entry.name,
     perMinute: 60 / ("every" in entry.schedule ? entry.schedule.every : entry.schedule.meanEvery),
   }));

@@ -78,6 +78,18 @@ async function startHello(port: number) {
   return child;
 }
 
+/** The bare node:http hello world's req/s with the pages' settings, in its own process. */
+export async function measureHello(settings: PageSettings): Promise<CannonFigures> {
+  const hello = await startHello(settings.helloPort);
+  try {
+    const figures = await cannon(`http://127.0.0.1:${settings.helloPort}/`, settings);
+    log(`capacity: hello world ${figures.perSecond} req/s`);
+    return figures;
+  } finally {
+    await stopChild(hello);
+  }
+}
+
 export async function runPages(
   base: string,
   pages: PageTarget[],

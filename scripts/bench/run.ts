@@ -20,7 +20,9 @@ import {
   throwAwayDatabase,
   type ServerHandle,
 } from "./lib.ts";
-import { runPages, type PageSettings } from "./pages.ts";
+import { measureHello, runPages, type PageSettings } from "./pages.ts";
+import { sendMessage } from "../../server/backend/domain/messages.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
 import {
   renderMarkdown,
   writeBenchmarksBlock,
@@ -75,6 +77,9 @@ const capacitySettings: CapacitySettings = {
   sockets: numberEnv("BENCH_CAPACITY_SOCKETS", 256),
   maxOutstanding: numberEnv("BENCH_CAPACITY_MAX_OUTSTANDING", 2000),
   pauseSeconds: numberEnv("BENCH_CAPACITY_PAUSE", 3),
+  streams: (process.env.BENCH_CAPACITY_STREAMS ?? "1") !== "0",
+  eventEverySeconds: numberEnv("BENCH_CAPACITY_EVENT_EVERY", 3),
+  eventLateMs: numberEnv("BENCH_CAPACITY_EVENT_LATE_MS", 2000),
 };
 /** Accounts the capacity users share (each user has its own session); see BENCHMARKS.md. */
 const capacityAccounts = numberEnv("BENCH_CAPACITY_ACCOUNTS", 200);
@@ -253,10 +258,37 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
         formCookies.push(await signInThroughForm(server.base, accountOf(user).email, PASSWORD));
       }
       let delivered = 0;
+      // The capacity figure is per 1,000 hello-world req/s of the same run (machines differ ~3×).
+      dbRun.capacityHello = await section("capacity hello world", () => measureHello(pageSettings));
+      // A change the users' pages are told about: a message to one account, made as operators
+      // make it (PostgreSQL: the domain function on its own connection, as `npm run ops` does;
+      // PGlite: through the running server's ops socket).
+      const changes = kind === "postgres" ? await openDatabase({ databaseUrl, dataDir }) : undefined;
+      onCleanup(() => changes?.close());
+      let changeCount = 0;
+      const raiseEvent = async (index: number) => {
+        const account = accounts[index % accounts.length] as SeededUser;
+        const text = `Bench notice ${++changeCount}: please review your account.`;
+        if (changes) {
+          const sent = await sendMessage(changes.db, { to: { userId: account.userId }, message: text });
+          if (!sent.ok) throw new Error("the message was not sent");
+          return;
+        }
+        const answer = await callOpsSocket(opsSocketPath(dataDir), [
+          "--as=bench",
+          "message",
+          "--to",
+          account.email,
+          text,
+        ]);
+        if (answer?.code !== 0) throw new Error(`the message was not sent: ${answer?.stderr ?? "no server"}`);
+      };
       dbRun.capacity = await section("capacity", () =>
         runCapacity(
           {
             base: server.base,
+            accounts: accounts.length,
+            raiseEvent,
             serverPid: () => server.pid,
             async ensureSessions(users) {
               if (formSignIns + minted.length < users) {
