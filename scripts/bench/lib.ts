@@ -239,18 +239,20 @@ export function processCpuMs(pid: number): number {
   return (ticks * 1000) / 100; // USER_HZ is 100 on Linux
 }
 
+/** A process's resident memory in KiB (0 when it is gone). */
+function rss(id: number | string): number {
+  try {
+    const line = readFileSync(`/proc/${id}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"));
+    return Number(/\d+/u.exec(line ?? "")?.[0] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
 /** Resident memory of a process and its child processes (the server's workers), in KiB, from /proc (Linux). */
 export function processRssKiB(pid: number): number {
-  const rss = (id: number | string) => {
-    try {
-      const line = readFileSync(`/proc/${id}/status`, "utf8")
-        .split("\n")
-        .find((l) => l.startsWith("VmRSS:"));
-      return Number(/\d+/u.exec(line ?? "")?.[0] ?? 0);
-    } catch {
-      return 0;
-    }
-  };
   let total = rss(pid);
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/u.test(entry) || entry === String(pid)) continue;

@@ -3,7 +3,15 @@
 // the real client with scripts/bench/record-client.ts (Chromium, 70 s on /home,
 // then one link followed); update this table when the client changes.
 //
-// Recorded (issue 7, build of this session):
+// Recorded (issue 14, with the event stream; record 033), 30 s on /home with an operator's
+// message at 15 s:
+//   once         GET /events                                            (EventSource, held open)
+//   at 15.2 s    GET /unread-count.data?_routes=routes%2Funread-count   (the "messages" event's fetch)
+//   no poll; the 60 s refresh as below. The capacity levels model this with streams.ts holding
+//   one stream per user and the fetch after each event; the 10 s poll row runs only with
+//   BENCH_CAPACITY_STREAMS=0 (the client's fallback when no stream can be had).
+//
+// Recorded (issue 7, build of that session):
 //   every 10 s   GET /unread-count.data?_routes=routes%2Funread-count   (fetcher.load("/unread-count"))
 //   every 60 s   GET /home.data?_routes=root                            (useRevalidator().revalidate())
 //   a link       GET /wallet/btc.data, plus route modules and icons (cached by the browser after the first)

@@ -6,8 +6,11 @@
 // It seeds an embedded database in a temporary folder with one user (nine
 // wallets, a few transactions, messages), starts the production server, signs
 // in with Debian's Chromium through the login form, waits for hydration, then
-// records every request for BENCH_RECORD_SECONDS (default 70) on /home,
-// follows one link to /wallet/btc, and prints the requests by method and URL.
+// records every request for BENCH_RECORD_SECONDS (default 70) on /home (at
+// half time an operator's message to the user, through the server's ops
+// socket, as `npm run ops -- message` would), follows one link to
+// /wallet/btc, and prints the requests by method and URL, and the event
+// streams the page opened (record 033).
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -16,6 +19,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "@playwright/test";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
 import { cleanupAll, log, startServer } from "./lib.ts";
 import { PASSWORD, seedPageUser } from "./seed.ts";
 
@@ -46,6 +50,10 @@ try {
   });
   try {
     const page = await browser.newPage();
+    const streams: string[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/events") streams.push(request.url());
+    });
     await page.goto(`${server.base}/login`);
     await page.locator("html[data-hydrated]").waitFor();
     await page.getByLabel("Email").fill(user.email);
@@ -65,7 +73,17 @@ try {
       });
     });
     log(`recording /home for ${seconds} s…`);
-    await sleep(seconds * 1000);
+    await sleep((seconds * 1000) / 2);
+    const message = await callOpsSocket(opsSocketPath(dataDir), [
+      "--as=record-client",
+      "message",
+      "--to",
+      user.email,
+      "A message sent while the page is open.",
+    ]);
+    if (message?.code !== 0) throw new Error(`the message was not sent: ${message?.stderr ?? "no server"}`);
+    log(`an operator's message at ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    await sleep((seconds * 1000) / 2);
     const beforeNavigation = seen.length;
     await page.locator('a[href="/wallet/btc"]').first().click();
     await page.waitForURL("**/wallet/btc");
@@ -80,6 +98,10 @@ try {
     for (const [key, n] of [...counts].toSorted((a, b) => b[1] - a[1])) {
       console.log(`  ${String(n).padStart(4)}  ${key}  (${((n * 60) / seconds).toFixed(1)} per minute)`);
     }
+    console.log(`\nEvent streams opened (GET /events) since sign-in: ${streams.length}`);
+    console.log("\nEach request on /home, in order (s since recording began):");
+    for (const r of seen.slice(0, beforeNavigation))
+      console.log(`  ${r.at.toFixed(1).padStart(6)}  ${r.method} ${r.url}`);
     console.log("\nOne client-side navigation to /wallet/btc:");
     for (const r of seen.slice(beforeNavigation)) console.log(`  ${r.method} ${r.url}`);
   } finally {
