@@ -80,7 +80,14 @@ export function forgetWalletView(context: Readonly<RouterContextProvider>): void
 async function load(request: Request, context: Readonly<RouterContextProvider>): Promise<Loaded> {
   const { session, user } = await requireUser(request, context);
   const [balances, priceList, rates] = await Promise.all([
-    backend(context).clientBalances({ email: user.email, twelveWords: user.words, transactionsLimit: 1 }),
+    // Balances and wallets only: what every signed-in page shows around its content.
+    backend(context).clientBalances({
+      email: user.email,
+      twelveWords: user.words,
+      transactionsLimit: 1,
+      includeTransactions: false,
+      includeMessages: false,
+    }),
     prices(context).currentPrices(),
     prices(context).currencies(),
   ]);

@@ -19,6 +19,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     twelveWords: user.words,
     // One more than a page tells whether there is an older page.
     transactionsLimit: PAGE_SIZE + 1,
+    includeMessages: false,
     ...transactionsBefore(url),
   });
   const all = answer.ok ? answer.data.transactions : [];

@@ -20,6 +20,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     email: user.email,
     twelveWords: user.words,
     transactionsLimit: 1,
+    includeTransactions: false,
   });
   return {
     messages: answer.ok ? answer.data.messages : [],

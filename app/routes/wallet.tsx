@@ -40,6 +40,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     twelveWords: user.words,
     transactionsLimit: PAGE_SIZE + 1,
     transactionsCoin: coin.ticker,
+    includeMessages: false,
     ...transactionsBefore(url),
   });
   const all = answer.ok

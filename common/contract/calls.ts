@@ -82,6 +82,10 @@ export const clientBalancesBody = z.object({
     .datetime({ offset: true, error: "Must be an ISO 8601 date and time, like 2025-01-31T12:00:00.000Z." })
     .transform((value) => new Date(value))
     .optional(),
+  // false: no transactions at all (answered as []), for a page that shows only balances (record 033).
+  include_transactions: z.boolean("Must be true or false.").optional(),
+  // false: no messages (answered as []), for a page that does not list them.
+  include_messages: z.boolean("Must be true or false.").optional(),
   // Only this coin's transactions (a wallet page); any case. Balances and wallets stay whole.
   transactions_coin: z
     .string("Must be one of the coins' tickers, like BTC.")
@@ -300,6 +304,9 @@ export interface ClientBalancesInput extends PhraseInput {
   transactionsBefore?: string;
   /** Only this coin's transactions (a wallet page). */
   transactionsCoin?: string;
+  /** false: no transactions, no messages (a page that shows neither; the lists come back empty). */
+  includeTransactions?: boolean;
+  includeMessages?: boolean;
 }
 
 export interface RequestWalletInput extends PhraseInput {
@@ -400,6 +407,8 @@ export const CALLS = {
       ...(input.transactionsLimit !== undefined ? { transactions_limit: input.transactionsLimit } : {}),
       ...(input.transactionsBefore !== undefined ? { transactions_before: input.transactionsBefore } : {}),
       ...(input.transactionsCoin !== undefined ? { transactions_coin: input.transactionsCoin } : {}),
+      ...(input.includeTransactions !== undefined ? { include_transactions: input.includeTransactions } : {}),
+      ...(input.includeMessages !== undefined ? { include_messages: input.includeMessages } : {}),
     }),
   }),
   requestWallet: call({

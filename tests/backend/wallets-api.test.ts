@@ -187,6 +187,10 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         { transactions_coin: "DOGECOIN" },
         { transactions_coin: 1 },
         { transactions_coin: "" },
+        { include_transactions: "false" },
+        { include_transactions: 0 },
+        { include_messages: "no" },
+        { include_messages: null },
       ]) {
         const answer = await call("/aml-client-balances", { ...base, ...extra });
         expect(answer.status).toBe(400);
@@ -469,6 +473,31 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         all.filter((t) => t.transaction_crypto === "TRX").slice(0, 2),
       );
       expect((await balancesOf(account, { transactions_coin: "BTC" })).body.transactions).toEqual([]);
+    });
+
+    test("include_transactions / include_messages false: those lists empty, balances and wallets whole", async () => {
+      const account = await newAccount();
+      await request(account, "TRX");
+      const owned = (await balancesOf(account)).body.wallets as { id: string; wallet_crypto: string }[];
+      const trx = owned.find((w) => w.wallet_crypto === "TRX")?.id ?? "";
+      await issueAddress(api.db, trx, randomAddress("TRX"));
+      await creditDeposit(api.db, { walletId: trx, units: 5n, externalTxId: `${account.userId}-only` });
+      await api.db.insert(messages).values({ userId: account.userId, message: "Only for you." });
+      const whole = await balancesOf(account);
+      expect(whole.body.transactions).toHaveLength(1);
+      expect(whole.body.messages).toHaveLength(1);
+      const bare = await balancesOf(account, { include_transactions: false, include_messages: false });
+      expect(bare.status).toBe(200);
+      expect(bare.body.transactions).toEqual([]);
+      expect(bare.body.messages).toEqual([]);
+      expect(bare.body.balances).toEqual(whole.body.balances);
+      expect(bare.body.wallets).toEqual(whole.body.wallets);
+      const noMessages = await balancesOf(account, { include_messages: false, include_transactions: true });
+      expect(noMessages.body.transactions).toEqual(whole.body.transactions);
+      expect(noMessages.body.messages).toEqual([]);
+      const noTransactions = await balancesOf(account, { include_transactions: false });
+      expect(noTransactions.body.transactions).toEqual([]);
+      expect(noTransactions.body.messages).toEqual(whole.body.messages);
     });
   });
 }

@@ -195,6 +195,10 @@ export interface ClientBalancesOptions {
   transactionsBefore?: Date;
   /** Only this coin's transactions (balances and wallets stay whole). */
   transactionsCoin?: Ticker;
+  /** false: no transactions are read (the list is empty). */
+  includeTransactions?: boolean;
+  /** false: no messages are read (the list is empty). */
+  includeMessages?: boolean;
 }
 
 function newestFirst(a: { date: Date; id: string }, b: { date: Date; id: string }): number {
@@ -233,7 +237,7 @@ export async function clientBalances(
   }));
 
   let transactions: ClientTransaction[] = [];
-  if (walletRows.length > 0) {
+  if (walletRows.length > 0 && opts.includeTransactions !== false) {
     const deposits = await db
       .select({
         id: ledgerTransfers.id,
@@ -327,21 +331,25 @@ export async function clientBalances(
       .map((m) => m.row);
   }
 
-  const messageRows = isUuid(userId)
-    ? await db
-        .select({
-          id: messages.id,
-          createdAt: messages.createdAt,
-          message: messages.message,
-          openedAt: messageReads.openedAt,
-        })
-        .from(messages)
-        .innerJoin(users, eq(users.id, userId))
-        .leftJoin(messageReads, and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)))
-        .where(visibleTo(userId))
-        .orderBy(desc(messages.createdAt), desc(messages.id))
-        .limit(MAX_MESSAGES)
-    : [];
+  const messageRows =
+    isUuid(userId) && opts.includeMessages !== false
+      ? await db
+          .select({
+            id: messages.id,
+            createdAt: messages.createdAt,
+            message: messages.message,
+            openedAt: messageReads.openedAt,
+          })
+          .from(messages)
+          .innerJoin(users, eq(users.id, userId))
+          .leftJoin(
+            messageReads,
+            and(eq(messageReads.messageId, messages.id), eq(messageReads.userId, userId)),
+          )
+          .where(visibleTo(userId))
+          .orderBy(desc(messages.createdAt), desc(messages.id))
+          .limit(MAX_MESSAGES)
+      : [];
 
   return {
     balances,

@@ -1,0 +1,102 @@
+// Profiles the server while it answers one page over and over (a CPU profile
+// from node --cpu-prof, written to BENCH_PROFILE_DIR), to see where a page's
+// time goes:  node scripts/bench/profile-page.ts /home 400
+// Seeds the page user (as the bench does) in a temporary embedded database.
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import { cleanupAll, log, root, spawnTracked, stopChild } from "./lib.ts";
+import { PASSWORD, seedPageUser } from "./seed.ts";
+import { signInThroughForm } from "./sessions.ts";
+
+const page = process.argv[2] ?? "/home";
+const count = Number(process.argv[3] ?? 300);
+const outDir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(path.join(os.tmpdir(), "coinkeep-profile-"));
+const dataDir = mkdtempSync(path.join(os.tmpdir(), "coinkeep-profile-data-"));
+const port = 3380;
+try {
+  const database = await openDatabase({ dataDir });
+  const backendSecret = randomBytes(32).toString("hex");
+  const user = await seedPageUser({ db: database.db, keys: deriveServerKeys(backendSecret) }, "p@bench.example", 1000);
+  await database.close();
+  const child = spawnTracked(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${outDir}`, path.join(root, "server/host/host.ts")], {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: "production",
+      HOST: "127.0.0.1",
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      SESSION_SECRET: randomBytes(32).toString("hex"),
+      BACKEND_SECRET: backendSecret,
+      FEEDS_OFFLINE: "true",
+    },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    try {
+      if ((await fetch(`${base}/login`)).ok) break;
+    } catch {
+      // not up
+    }
+    if (i > 300) throw new Error("no server");
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const cookie = await signInThroughForm(base, user.email, PASSWORD);
+  const started = performance.now();
+  for (let i = 0; i < count; i++) {
+    const answer = await fetch(`${base}${page}`, { headers: { cookie } });
+    await answer.arrayBuffer();
+    if (answer.status !== 200) throw new Error(`status ${answer.status}`);
+  }
+  log(`${count} × ${page}: ${((performance.now() - started) / count).toFixed(2)} ms each (sequential)`);
+  await stopChild(child);
+  const file = readdirSync(outDir).find((f) => f.endsWith(".cpuprofile"));
+  if (!file) throw new Error("no profile");
+  const profile = JSON.parse(readFileSync(path.join(outDir, file), "utf8")) as {
+    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+    samples: number[];
+  };
+  const self = new Map<number, number>();
+  for (const id of profile.samples) self.set(id, (self.get(id) ?? 0) + 1);
+  const byFrame = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const key = `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url.replace(/^.*node_modules\//u, "nm:").replace(root, "")}:${node.callFrame.lineNumber}`;
+    byFrame.set(key, (byFrame.get(key) ?? 0) + (self.get(node.id) ?? 0));
+  }
+  const total = profile.samples.length;
+  const groups = new Map<string, number>();
+  for (const node of profile.nodes) {
+    const url = node.callFrame.url;
+    const name = node.callFrame.functionName;
+    const group = url.startsWith("wasm://") || url.includes("pglite")
+      ? "pglite"
+      : url.includes("node_modules/")
+        ? `nm:${url.split("node_modules/")[1]?.split("/")[0] ?? "?"}`
+        : url.startsWith("node:")
+          ? "node internals"
+          : url.includes("/build/server/")
+            ? "app (build/server)"
+            : url.includes("/server/") || url.includes("/common/")
+              ? "server/common"
+              : name.startsWith("(")
+                ? name
+                : "native/other";
+    groups.set(group, (groups.get(group) ?? 0) + (self.get(node.id) ?? 0));
+  }
+  console.log("by group:");
+  for (const [key, n] of [...groups].toSorted((a, b) => b[1] - a[1]).slice(0, 16)) {
+    console.log(`  ${((n / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+  }
+  console.log(`self time, top 40 of ${total} samples (${path.join(outDir, file)}):`);
+  for (const [key, n] of [...byFrame].toSorted((a, b) => b[1] - a[1]).slice(0, 40)) {
+    console.log(`  ${((n / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
+  }
+} finally {
+  await cleanupAll();
+  rmSync(dataDir, { recursive: true, force: true });
+}
