@@ -1,6 +1,7 @@
 // Profiles the server while it answers one page over and over (a CPU profile
 // from node --cpu-prof, written to BENCH_PROFILE_DIR), to see where a page's
 // time goes:  node scripts/bench/profile-page.ts /home 400
+// (BENCH_PROFILE_ANONYMOUS=1 for a signed-out page such as /).
 // Seeds the page user (as the bench does) in a temporary embedded database.
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -46,10 +47,11 @@ try {
     if (i > 300) throw new Error("no server");
     await new Promise((r) => setTimeout(r, 100));
   }
-  const cookie = await signInThroughForm(base, user.email, PASSWORD);
+  // Signed-out pages are asked for without the cookie (a signed-in visitor is sent to /home).
+  const cookie = process.env.BENCH_PROFILE_ANONYMOUS === "1" ? "" : await signInThroughForm(base, user.email, PASSWORD);
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    const answer = await fetch(`${base}${page}`, { headers: { cookie } });
+    const answer = await fetch(`${base}${page}`, { headers: cookie ? { cookie } : {} });
     await answer.arrayBuffer();
     if (answer.status !== 200) throw new Error(`status ${answer.status}`);
   }
