@@ -131,6 +131,9 @@ test("an open tab left alone stops refreshing its data, so its session can time 
 }, testInfo) => {
   test.skip(!jsEnabled(testInfo), "the refresh runs with scripts only");
   const user = await createUser(request, "sessions-idle");
+  // The client without its event stream (the fallback, record 033), whose 10 s poll is what a
+  // tab left open keeps making; with the stream nothing is asked (tests/e2e/live.spec.ts).
+  await page.route("**/events", (route) => route.abort());
   // The page's clock, not the server's: timers and Date.now() move only when told.
   await page.clock.install();
   await login(page, testInfo, user);
