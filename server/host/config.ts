@@ -119,9 +119,22 @@ const envSchema = z.object({
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   // Server processes sharing the port (node:cluster), e.g. one per core; PostgreSQL only (record 018).
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  // Prometheus metrics (record 021): a listener of their own on METRICS_HOST:METRICS_PORT…
+  METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  METRICS_HOST: z.string().min(1).default("127.0.0.1"),
+  // …and/or GET /metrics on the main port for a bearer of this token. Neither: no metrics served.
+  METRICS_TOKEN: z
+    .string()
+    .regex(/^[\x21-\x7e]*$/u, "must be visible ASCII characters (no spaces)")
+    .min(32, "must be at least 32 characters")
+    .optional(),
 });
 
 export interface Config {
+  /** Prometheus metrics (record 021): their own listener, and/or /metrics on the main port for this bearer token. */
+  metricsPort?: number | undefined;
+  metricsHost: string;
+  metricsToken?: string | undefined;
   env: "development" | "production" | "test";
   port: number;
   host: string;
@@ -220,6 +233,16 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "Invalid configuration:\n  WEB_TIER_HOSTS: has no effect with BACKEND_URL (this process then serves no API); set it on the backend",
     );
   }
+  if (e.METRICS_PORT !== undefined && e.METRICS_PORT === e.PORT) {
+    throw new ConfigError(
+      "Invalid configuration:\n  METRICS_PORT: must differ from PORT (the metrics have a listener of their own)",
+    );
+  }
+  if (e.WORKERS > 1 && e.METRICS_TOKEN && e.METRICS_PORT === undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  METRICS_TOKEN: with WORKERS above 1 set METRICS_PORT too (each request reaches one worker; the metrics port gathers them all)",
+    );
+  }
   const dataDir = path.resolve(e.DATA_DIR);
   const backendSecret = e.BACKEND_SECRET ?? keptSecret(dataDir, "backend-secret");
   if (e.BACKEND_TOKEN !== undefined && e.BACKEND_TOKEN === backendSecret) {
@@ -258,5 +281,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
     workers: e.WORKERS,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    metricsToken: e.METRICS_TOKEN,
   };
 }

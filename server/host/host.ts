@@ -40,6 +40,8 @@ import {
 } from "./edge.ts";
 import { createSessionKV } from "./web-sessions.ts";
 import { createLiveEvents } from "./live-events.ts";
+import { answerScrape, bearerMatches, createMetrics, promClient, routeLabel } from "./metrics.ts";
+import { answerProbe, readiness } from "./probes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 /** How long the sender address of a support or contact message is kept (record 011). */
@@ -120,6 +122,15 @@ export async function startHost(config: Config, source?: WebTierSource) {
   // Live events for signed-in pages (record 033): the database's notifications, when the backend
   // that raises them writes to this database (in-process). With a remote backend pages poll.
   const events = backend ? await createLiveEvents(database) : undefined;
+
+  // What operators watch (record 021). In a cluster's worker the primary gathers them.
+  const metrics = createMetrics({ database, openStreams: () => events?.open() ?? 0 });
+  if (cluster.isWorker) {
+    // Constructing one sets up the worker's answer to the primary's requests for its figures.
+    // oxlint-disable-next-line no-new -- the constructor's side effect is the point.
+    new promClient.AggregatorRegistry();
+    promClient.AggregatorRegistry.setRegistries([metrics.registry]);
+  }
 
   // The prices service runs in-process unless PRICES_URL points elsewhere.
   const feeds = config.pricesUrl
@@ -210,6 +221,12 @@ export async function startHost(config: Config, source?: WebTierSource) {
     setSecurityHeaders(res, facts, config.env === "production");
     if (webSource.devCsp) res.setHeader("Content-Security-Policy", webSource.devCsp(facts.nonce));
     res.on("finish", () => {
+      metrics.observe(
+        routeLabel(pathname),
+        req.method ?? "",
+        res.statusCode,
+        (performance.now() - started) / 1000,
+      );
       log.info("request", {
         requestId,
         method: req.method,
@@ -220,6 +237,22 @@ export async function startHost(config: Config, source?: WebTierSource) {
         parentRequestId: forwardedRequestId(req),
       });
     });
+    // Probes and the token-guarded scrape: before the web tier, no session, no body (record 021).
+    if (req.method === "GET" || req.method === "HEAD") {
+      if (pathname === "/healthz") return answerProbe(res, 200, "ok");
+      if (pathname === "/readyz") {
+        return void readiness(database).then((ready) =>
+          answerProbe(res, ready.ready ? 200 : 503, ready.ready ? "ready" : `not ready: ${ready.reason}`),
+        );
+      }
+      if (pathname === "/metrics" && config.metricsToken) {
+        if (!bearerMatches(req, config.metricsToken)) {
+          res.setHeader("WWW-Authenticate", 'Bearer realm="metrics"');
+          return answerProbe(res, 401, "unauthorized");
+        }
+        return void answerScrape(res, () => metrics.registry.metrics(), metrics.registry.contentType);
+      }
+    }
     // Everything the request starts (web tier, in-process API) logs with its id.
     runWithRequest({ requestId }, () => {
       const isApi = pathname === "/api" || pathname.startsWith("/api/");
@@ -268,6 +301,12 @@ export async function startHost(config: Config, source?: WebTierSource) {
   services.config.pricesBaseUrl = config.pricesUrl ?? `http://${config.host}:${port}/api`;
   services.config.appUrl = config.publicUrl ?? `http://${config.host}:${port}`;
 
+  // The metrics' own listener (METRICS_PORT): here with one process; a cluster's primary serves it.
+  const metricsServer =
+    config.metricsPort !== undefined && !cluster.isWorker
+      ? await listenMetrics(config, () => metrics.registry.metrics(), metrics.registry.contentType)
+      : undefined;
+
   // Operators reach the embedded database through the server (server/host/ops-socket.ts).
   const opsServer =
     database.driver === "pglite"
@@ -308,6 +347,7 @@ export async function startHost(config: Config, source?: WebTierSource) {
       clearInterval(purge);
       clearInterval(forgetTimer);
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
+      await new Promise<void>((resolve) => metricsServer?.close(() => resolve()) ?? resolve());
       // Event streams never end on their own: they are ended first, so the server can close.
       await events?.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -338,6 +378,11 @@ async function runPrimary(config: Config) {
   await database.close();
   let stopping = false;
   const fork = () => cluster.fork({ PORT: String(port) });
+  // The workers' metrics, gathered on METRICS_PORT (record 021).
+  if (config.metricsPort !== undefined) {
+    const aggregator = new promClient.AggregatorRegistry();
+    await listenMetrics(config, () => aggregator.clusterMetrics(), aggregator.contentType);
+  }
   for (let i = 0; i < config.workers; i++) fork();
   log.info("workers started", { workers: config.workers });
   cluster.on("exit", (worker, code, signal) => {
@@ -358,6 +403,27 @@ async function runPrimary(config: Config) {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+}
+
+/** The metrics' own listener on METRICS_HOST:METRICS_PORT: GET /metrics, nothing else. */
+async function listenMetrics(
+  config: Config,
+  text: () => Promise<string>,
+  contentType: string,
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    const pathname = (req.url ?? "/").split("?")[0];
+    if ((req.method === "GET" || req.method === "HEAD") && pathname === "/metrics") {
+      return void answerScrape(res, text, contentType);
+    }
+    answerProbe(res, 404, "not found");
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: config.metricsPort, host: config.metricsHost }, () => resolve());
+  });
+  log.info("metrics listening", { url: `http://${config.metricsHost}:${config.metricsPort}/metrics` });
+  return server;
 }
 
 class StartError extends Error {}

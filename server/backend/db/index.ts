@@ -44,6 +44,8 @@ export interface Database {
    * `onGap` is called once it is back, since what was raised meanwhile is lost.
    */
   listen(channels: readonly string[], onNotify: NotificationHandler, onGap?: () => void): Promise<Listening>;
+  /** PostgreSQL: the pool's connections now (a metric); PGlite has one connection and no pool. */
+  poolStats?: () => { total: number; idle: number; waiting: number };
   /** Closes PGlite or ends the pool; the process can exit afterwards. */
   close(): Promise<void>;
 }
@@ -71,6 +73,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
         db,
         driver: "postgres",
         listen: (channels, onNotify, onGap) => listenPostgres(url, channels, onNotify, onGap),
+        poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
         close: () => pool.end(),
       };
     } catch (error) {

@@ -1,0 +1,218 @@
+// What operators watch (record 021): Prometheus metrics with prom-client, one
+// registry per server process. Not public: served on METRICS_PORT (its own
+// listener, on METRICS_HOST) and/or on /metrics of the main port to a bearer of
+// METRICS_TOKEN; with neither, /metrics is an unknown path like any other.
+// With WORKERS > 1 the primary serves METRICS_PORT and gathers every worker's
+// figures (prom-client's AggregatorRegistry over node:cluster's channel).
+import { timingSafeEqual, createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import client from "prom-client";
+import { sql } from "drizzle-orm";
+import { COINS, isTicker } from "../../common/coins.ts";
+import type { Database } from "../backend/db/index.ts";
+
+export interface MetricsSources {
+  database: Database;
+  /** Event streams open in this process (record 033). */
+  openStreams?: () => number;
+}
+
+interface HoldRow {
+  coin: string;
+  n: number | string;
+  units: string;
+}
+
+export interface Metrics {
+  registry: client.Registry;
+  /** Counts a finished request: its route (a bounded label), method, status and duration. */
+  observe(route: string, method: string, status: number, seconds: number): void;
+}
+
+/** Seconds: from a static file to a send's Confirm under load. */
+const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1, 2.5, 5, 10];
+
+/** The routes a label may name; anything else is "other", so labels cannot grow with what visitors ask for. */
+const PAGE_ROUTES: ReadonlyArray<[RegExp, string]> = [
+  [/^\/$/u, "/"],
+  [
+    /^\/(login|create-wallet|restore-wallet|how-it-works|cookies|terms-and-conditions|privacy-policy|about-us|contact|fast-login|home|history|notifications|security|support|currency|logout|events)(\.data)?$/u,
+    "",
+  ],
+  [/^\/unread-count(\.data)?$/u, "/unread-count"],
+  [/^\/wallet\/[^/]+(\.data)?$/u, "/wallet/:ticker"],
+  [/^\/api\/[a-z-]+$/u, ""],
+  [/^\/(assets|coins|fonts)\//u, "static"],
+  [/^\/(healthz|readyz|metrics)$/u, ""],
+];
+
+/** The route label of a path: a page or API call by its pattern, "static", or "other". */
+export function routeLabel(pathname: string): string {
+  for (const [pattern, label] of PAGE_ROUTES) {
+    const match = pattern.exec(pathname);
+    if (!match) continue;
+    if (label !== "") return label;
+    return match[1] !== undefined && !pathname.startsWith("/api/") ? `/${match[1]}` : pathname;
+  }
+  return "other";
+}
+
+export function createMetrics(sources: MetricsSources): Metrics {
+  const registry = new client.Registry();
+  // Process CPU, memory, file descriptors, GC and the event loop's delay (nodejs_eventloop_lag_*).
+  client.collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 20 });
+
+  const requests = new client.Counter({
+    name: "coinkeep_http_requests_total",
+    help: "Requests answered, by route (pattern), method and status.",
+    labelNames: ["route", "method", "status"],
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: "coinkeep_http_request_duration_seconds",
+    help: "Time from a request's arrival to its answer's end, by route (pattern) and method.",
+    labelNames: ["route", "method"],
+    buckets: BUCKETS,
+    registers: [registry],
+  });
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_event_streams_open",
+      help: "Live-event streams (GET /events) open (record 033).",
+      registers: [],
+      collect() {
+        this.set(sources.openStreams?.() ?? 0);
+      },
+    }),
+  );
+  const pool = sources.database.poolStats;
+  if (pool) {
+    registry.registerMetric(
+      new client.Gauge({
+        name: "coinkeep_db_pool_connections",
+        help: "Database pool connections: total open, idle, and requests waiting for one.",
+        labelNames: ["state"],
+        registers: [],
+        collect() {
+          const stats = pool();
+          this.set({ state: "total" }, stats.total);
+          this.set({ state: "idle" }, stats.idle);
+          this.set({ state: "waiting" }, stats.waiting);
+        },
+      }),
+    );
+  }
+  const db = sources.database.db;
+  // Read from the database at scrape time: the same in every process, so a cluster takes one.
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_sends",
+      help: "Sends by status (pending, Confirmed, Declined).",
+      labelNames: ["status"],
+      aggregator: "first",
+      registers: [],
+      async collect() {
+        const rows = rowsOf<{ status: string; n: number | string }>(
+          await db.execute(sql`SELECT status, count(*)::int AS n FROM withdrawals GROUP BY status`),
+        );
+        for (const status of ["pending", "Confirmed", "Declined"]) this.set({ status }, 0);
+        for (const row of rows) this.set({ status: row.status }, Number(row.n));
+      },
+    }),
+  );
+  // Both hold gauges read one query per scrape (a scrape collects every metric at once).
+  let holdsRead: { at: number; rows: Promise<HoldRow[]> } | undefined;
+  const holds = (): Promise<HoldRow[]> => {
+    const now = Date.now();
+    if (!holdsRead || now - holdsRead.at > 1_000) {
+      holdsRead = {
+        at: now,
+        rows: db
+          .execute(
+            sql`SELECT w.coin, count(*)::int AS n, sum(x.amount)::text AS units
+                FROM withdrawals x JOIN wallets w ON w.id = x.wallet_id
+                WHERE x.status = 'pending' GROUP BY w.coin`,
+          )
+          .then((result) => rowsOf<HoldRow>(result)),
+      };
+    }
+    return holdsRead.rows;
+  };
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_ledger_holds_outstanding",
+      help: "Sends held in the ledger awaiting an operator's decision, by coin.",
+      labelNames: ["coin"],
+      aggregator: "first",
+      registers: [],
+      async collect() {
+        const rows = await holds();
+        for (const ticker of Object.keys(COINS)) this.set({ coin: ticker }, 0);
+        for (const row of rows) this.set({ coin: row.coin }, Number(row.n));
+      },
+    }),
+  );
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_ledger_holds_outstanding_coins",
+      help: "The amount those held sends add up to, in whole coins, by coin. For graphs and alerts: a float, not an accounting figure (the ledger keeps exact base units).",
+      labelNames: ["coin"],
+      aggregator: "first",
+      registers: [],
+      async collect() {
+        const rows = await holds();
+        for (const ticker of Object.keys(COINS)) this.set({ coin: ticker }, 0);
+        for (const row of rows) {
+          if (isTicker(row.coin)) this.set({ coin: row.coin }, coinsOf(row.units, COINS[row.coin].decimals));
+        }
+      },
+    }),
+  );
+
+  return {
+    registry,
+    observe(route, method, status, seconds) {
+      const m = /^(GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS)$/u.test(method) ? method : "other";
+      requests.inc({ route, method: m, status: String(status) });
+      duration.observe({ route, method: m }, seconds);
+    },
+  };
+}
+
+function rowsOf<T>(result: unknown): T[] {
+  // node-postgres answers { rows }, PGlite's drizzle driver the same; guard either way.
+  if (Array.isArray(result)) return result as T[];
+  return ((result as { rows?: T[] }).rows ?? []) as T[];
+}
+
+/** Base units as a number of whole coins (for a gauge; precision is not the point). */
+function coinsOf(units: string, decimals: number): number {
+  const padded = units.padStart(decimals + 1, "0");
+  return Number(
+    `${padded.slice(0, padded.length - decimals)}.${padded.slice(padded.length - decimals) || "0"}`,
+  );
+}
+
+/** A constant-time check of `Authorization: Bearer <token>`. */
+export function bearerMatches(req: IncomingMessage, token: string): boolean {
+  const header = req.headers.authorization ?? "";
+  const given = header.startsWith("Bearer ") ? header.slice(7) : "";
+  // Hashing first: equal lengths for timingSafeEqual, whatever was sent.
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(token).digest();
+  return given.length > 0 && timingSafeEqual(a, b);
+}
+
+/** Answers a scrape with the registry's text (or, in a cluster's primary, every worker's together). */
+export async function answerScrape(res: ServerResponse, text: () => Promise<string>, contentType: string) {
+  try {
+    const body = await text();
+    res.writeHead(200, { "Content-Type": contentType, "Cache-Control": "no-store" });
+    res.end(body);
+  } catch {
+    res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
+    res.end("metrics unavailable\n");
+  }
+}
+
+export { client as promClient };

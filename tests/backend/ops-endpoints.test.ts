@@ -1,0 +1,297 @@
+// What operators watch (record 021): the health probes and the Prometheus
+// metrics, over real hosts on both databases, scraped and parsed as
+// Prometheus would; the token and the separate port; a cluster's gathering.
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { promisify } from "node:util";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
+import { root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
+import { hasBuild, PLATFORM, raw, startTestHost, type RunningHost } from "../security/support/host.ts";
+
+const run = promisify(execFile);
+const TOKEN = "metrics-token-0123456789abcdefghijklmnop";
+const adminUrl = process.env.TEST_DATABASE_URL;
+
+/** A free TCP port on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
+  const address = probe.address();
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  if (typeof address !== "object" || !address) throw new Error("no port");
+  return address.port;
+}
+
+/** The samples of a Prometheus text exposition: name{labels} → value. */
+function parseScrape(text: string): { types: Map<string, string>; samples: Map<string, number> } {
+  const types = new Map<string, string>();
+  const samples = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    const type = /^# TYPE (\S+) (\S+)$/u.exec(line);
+    if (type) types.set(type[1] ?? "", type[2] ?? "");
+    if (line === "" || line.startsWith("#")) continue;
+    const at = line.lastIndexOf(" ");
+    samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return { types, samples };
+}
+
+async function ops(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, OPERATOR: "ops-endpoints-test", ...env },
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
+async function api(port: number, call: string, body: Record<string, unknown>) {
+  const answer = await raw(port, {
+    method: "POST",
+    path: `/api/${call}`,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ platform: PLATFORM, ...body }),
+  });
+  return { status: answer.status, body: JSON.parse(answer.text) as Record<string, unknown> };
+}
+
+describe("configuration", () => {
+  test("METRICS_TOKEN of 32+ visible characters; METRICS_PORT not PORT; a cluster's token needs the port", () => {
+    expect(loadConfig({ ...secrets, METRICS_TOKEN: TOKEN, METRICS_PORT: "9464" })).toMatchObject({
+      metricsToken: TOKEN,
+      metricsPort: 9464,
+      metricsHost: "127.0.0.1",
+    });
+    expect(loadConfig({ ...secrets }).metricsToken).toBeUndefined();
+    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: "short" })).toThrow(
+      /METRICS_TOKEN: must be at least 32 characters/u,
+    );
+    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: `${TOKEN} x` })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...secrets, PORT: "3000", METRICS_PORT: "3000" })).toThrow(
+      /METRICS_PORT: must differ from PORT/u,
+    );
+    expect(() =>
+      loadConfig({
+        ...secrets,
+        WORKERS: "2",
+        DATABASE_URL: "postgres://x@127.0.0.1/y",
+        METRICS_TOKEN: TOKEN,
+      }),
+    ).toThrow(/METRICS_TOKEN: with WORKERS above 1 set METRICS_PORT too/u);
+  });
+});
+
+const describeBuilt = hasBuild() ? describe : describe.skip;
+
+for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
+  describeBuilt(`probes and metrics (${driver})`, () => {
+    let host: RunningHost;
+    let bare: RunningHost;
+    let opened: OpenedDatabase | undefined;
+    let opsEnv: Record<string, string>;
+    let metricsPort: number;
+
+    beforeAll(async () => {
+      metricsPort = await freePort();
+      const common = { RATE_LIMITS: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort) };
+      if (driver === "postgres") {
+        opened = await openTempPostgres(adminUrl ?? "");
+        const databaseUrl = opened.databaseUrl ?? "";
+        host = await startTestHost({ ...common, DATABASE_URL: databaseUrl });
+        opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
+      } else {
+        host = await startTestHost(common);
+        opsEnv = { DATA_DIR: host.dataDir };
+      }
+      bare = await startTestHost({ RATE_LIMITS: "off" });
+    }, 120_000);
+    afterAll(async () => {
+      await host?.close();
+      await bare?.close();
+      await opened?.dispose();
+    });
+
+    test("/healthz and /readyz answer 200, not cached; no session or CSRF needed", async () => {
+      for (const [probe, text] of [
+        ["/healthz", "ok\n"],
+        ["/readyz", "ready\n"],
+      ] as const) {
+        const answer = await raw(host.port, { path: probe });
+        expect([probe, answer.status, answer.text]).toEqual([probe, 200, text]);
+        expect(answer.headers["cache-control"]).toBe("no-store");
+        expect(answer.headers["set-cookie"]).toBeUndefined();
+      }
+    });
+
+    test("/metrics on the main port: 401 without the token or with another; the scrape with it", async () => {
+      for (const headers of [
+        {} as Record<string, string>,
+        { authorization: "Bearer wrong-token-wrong-token-wrong-token" },
+        { authorization: TOKEN },
+      ]) {
+        const refused = await raw(host.port, { path: "/metrics", headers });
+        expect(refused.status).toBe(401);
+        expect(refused.headers["www-authenticate"]).toBe('Bearer realm="metrics"');
+        expect(refused.text).not.toContain("coinkeep_");
+      }
+      await raw(host.port, { path: "/login" });
+      const scrape = await raw(host.port, {
+        path: "/metrics",
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(scrape.status).toBe(200);
+      expect(scrape.headers["content-type"]).toMatch(/^text\/plain; version=0\.0\.4/u);
+      const { types, samples } = parseScrape(scrape.text);
+      expect(types.get("coinkeep_http_requests_total")).toBe("counter");
+      expect(types.get("coinkeep_http_request_duration_seconds")).toBe("histogram");
+      expect(types.get("coinkeep_event_streams_open")).toBe("gauge");
+      expect(types.get("coinkeep_sends")).toBe("gauge");
+      expect(types.get("coinkeep_ledger_holds_outstanding")).toBe("gauge");
+      expect(types.get("nodejs_eventloop_lag_p99_seconds")).toBe("gauge");
+      expect(
+        samples.get('coinkeep_http_requests_total{route="/login",method="GET",status="200"}'),
+      ).toBeGreaterThanOrEqual(1);
+      expect(
+        samples.get('coinkeep_http_request_duration_seconds_count{route="/login",method="GET"}'),
+      ).toBeGreaterThanOrEqual(1);
+      expect(samples.get("coinkeep_event_streams_open")).toBe(0);
+      if (driver === "postgres") {
+        expect(types.get("coinkeep_db_pool_connections")).toBe("gauge");
+        expect(samples.get('coinkeep_db_pool_connections{state="total"}')).toBeGreaterThanOrEqual(1);
+      }
+      // A path a visitor makes up is counted under "other", never under its own label.
+      await raw(host.port, { path: "/no-such-page-1234" });
+      const again = await raw(host.port, { path: "/metrics", headers: { authorization: `Bearer ${TOKEN}` } });
+      expect(again.text).not.toContain("no-such-page-1234");
+      expect(again.text).toContain('route="other"');
+    });
+
+    test("a send made through the API shows as pending, with its hold; the separate port needs no token", async () => {
+      const email = `metrics-${Math.random().toString(36).slice(2, 10)}@example.com`;
+      const password = `pw-${Math.random().toString(36).slice(2)}`;
+      const created = await api(host.port, "aml-authentication", {
+        email,
+        password,
+        passwordConfirmed: password,
+      });
+      expect(created.status).toBe(200);
+      const words = (created.body.twelveWords as string[]).join(" ");
+      expect(
+        (await api(host.port, "request-nonbtc-wallet", { email, twelveWords: words, request_text: "ETH" }))
+          .status,
+      ).toBe(200);
+      const requests = JSON.parse(await ops(opsEnv, "requests", "--json")) as {
+        email: string;
+        walletId: string;
+      }[];
+      const walletId = requests.find((r) => r.email === email)?.walletId ?? "";
+      // All lower case: a valid address without an EIP-55 checksum.
+      await ops(opsEnv, "issue-address", walletId, `0x${"ab".repeat(20)}`);
+      await ops(opsEnv, "credit", walletId, "2", `0x${"cd".repeat(32)}`);
+      const sent = await api(host.port, "request-transaction", {
+        email,
+        twelveWords: words,
+        amount: "0.5",
+        receiver_wallet_address: "0x8f348F300873Fd5DA36950B2aC75a26584584feE",
+        wallet_id: walletId,
+      });
+      expect(sent.status).toBe(200);
+
+      const scrape = await raw(metricsPort, { path: "/metrics" });
+      expect(scrape.status).toBe(200);
+      const { samples } = parseScrape(scrape.text);
+      expect(samples.get('coinkeep_sends{status="pending"}')).toBe(1);
+      expect(samples.get('coinkeep_sends{status="Confirmed"}')).toBe(0);
+      expect(samples.get('coinkeep_ledger_holds_outstanding{coin="ETH"}')).toBe(1);
+      expect(samples.get('coinkeep_ledger_holds_outstanding_coins{coin="ETH"}')).toBe(0.5);
+      expect(samples.get('coinkeep_ledger_holds_outstanding{coin="BTC"}')).toBe(0);
+      expect(
+        samples.get(
+          'coinkeep_http_requests_total{route="/api/request-transaction",method="POST",status="200"}',
+        ),
+      ).toBe(1);
+      expect((await raw(metricsPort, { path: "/healthz" })).status).toBe(404);
+    }, 120_000);
+
+    test("without METRICS_TOKEN or METRICS_PORT nothing is served at /metrics (an unknown path: to /)", async () => {
+      const answer = await raw(bare.port, {
+        path: "/metrics",
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
+      expect(answer.status).toBe(302);
+      expect(answer.headers.location).toBe("/");
+      expect(answer.text).not.toContain("coinkeep_");
+    });
+
+    test.skipIf(driver !== "postgres")(
+      "/readyz: 503 once the database is gone; /healthz still 200",
+      async () => {
+        const dropper = new pg.Client({ connectionString: adminUrl });
+        await dropper.connect();
+        try {
+          const name = new URL(opened?.databaseUrl ?? "").pathname.slice(1);
+          await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+        } finally {
+          await dropper.end();
+        }
+        const ready = await raw(host.port, { path: "/readyz" });
+        expect(ready.status).toBe(503);
+        expect(ready.text).toMatch(/^not ready: /u);
+        expect((await raw(host.port, { path: "/healthz" })).status).toBe(200);
+      },
+    );
+  });
+}
+
+describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () => {
+  let opened: OpenedDatabase;
+  let host: HostProcess;
+  let dataDir: string;
+  let port: number;
+  let metricsPort: number;
+
+  beforeAll(async () => {
+    opened = await openTempPostgres(adminUrl ?? "");
+    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-metrics-"));
+    port = await freePort();
+    metricsPort = await freePort();
+    host = startHostProcess(port, {
+      DATA_DIR: dataDir,
+      DATABASE_URL: opened.databaseUrl,
+      WORKERS: "2",
+      METRICS_PORT: String(metricsPort),
+    });
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
+      } catch {
+        // not up yet
+      }
+      if (i > 300) throw new Error("the server did not start");
+      await sleep(100);
+    }
+  }, 90_000);
+  afterAll(async () => {
+    if (host.child.exitCode === null) host.child.kill("SIGTERM");
+    await host.exited;
+    await opened?.dispose();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("the primary's scrape adds up both workers' requests; database figures are counted once", async () => {
+    // New connections each: the kernel spreads them over the two workers.
+    for (let i = 0; i < 40; i++) await raw(port, { path: "/healthz" });
+    const scrape = await raw(metricsPort, { path: "/metrics" });
+    expect(scrape.status).toBe(200);
+    const { samples } = parseScrape(scrape.text);
+    expect(samples.get('coinkeep_http_requests_total{route="/healthz",method="GET",status="200"}')).toBe(40);
+    expect(samples.get('coinkeep_sends{status="pending"}')).toBe(0);
+  });
+});
