@@ -21,22 +21,30 @@ const port = 3380;
 try {
   const database = await openDatabase({ dataDir });
   const backendSecret = randomBytes(32).toString("hex");
-  const user = await seedPageUser({ db: database.db, keys: deriveServerKeys(backendSecret) }, "p@bench.example", 1000);
+  const user = await seedPageUser(
+    { db: database.db, keys: deriveServerKeys(backendSecret) },
+    "p@bench.example",
+    1000,
+  );
   await database.close();
-  const child = spawnTracked(process.execPath, ["--cpu-prof", `--cpu-prof-dir=${outDir}`, path.join(root, "server/host/host.ts")], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH,
-      NODE_ENV: "production",
-      HOST: "127.0.0.1",
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      SESSION_SECRET: randomBytes(32).toString("hex"),
-      BACKEND_SECRET: backendSecret,
-      FEEDS_OFFLINE: "true",
+  const child = spawnTracked(
+    process.execPath,
+    ["--cpu-prof", `--cpu-prof-dir=${outDir}`, path.join(root, "server/host/host.ts")],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH,
+        NODE_ENV: "production",
+        HOST: "127.0.0.1",
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SESSION_SECRET: randomBytes(32).toString("hex"),
+        BACKEND_SECRET: backendSecret,
+        FEEDS_OFFLINE: "true",
+      },
+      stdio: ["ignore", "ignore", "inherit"],
     },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
+  );
   const base = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
     try {
@@ -48,7 +56,8 @@ try {
     await new Promise((r) => setTimeout(r, 100));
   }
   // Signed-out pages are asked for without the cookie (a signed-in visitor is sent to /home).
-  const cookie = process.env.BENCH_PROFILE_ANONYMOUS === "1" ? "" : await signInThroughForm(base, user.email, PASSWORD);
+  const cookie =
+    process.env.BENCH_PROFILE_ANONYMOUS === "1" ? "" : await signInThroughForm(base, user.email, PASSWORD);
   const started = performance.now();
   for (let i = 0; i < count; i++) {
     const answer = await fetch(`${base}${page}`, { headers: cookie ? { cookie } : {} });
@@ -60,7 +69,11 @@ try {
   const file = readdirSync(outDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error("no profile");
   const profile = JSON.parse(readFileSync(path.join(outDir, file), "utf8")) as {
-    nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }>;
+    nodes: Array<{
+      id: number;
+      callFrame: { functionName: string; url: string; lineNumber: number };
+      children?: number[];
+    }>;
     samples: number[];
   };
   const self = new Map<number, number>();
@@ -75,19 +88,20 @@ try {
   for (const node of profile.nodes) {
     const url = node.callFrame.url;
     const name = node.callFrame.functionName;
-    const group = url.startsWith("wasm://") || url.includes("pglite")
-      ? "pglite"
-      : url.includes("node_modules/")
-        ? `nm:${url.split("node_modules/")[1]?.split("/")[0] ?? "?"}`
-        : url.startsWith("node:")
-          ? "node internals"
-          : url.includes("/build/server/")
-            ? "app (build/server)"
-            : url.includes("/server/") || url.includes("/common/")
-              ? "server/common"
-              : name.startsWith("(")
-                ? name
-                : "native/other";
+    const group =
+      url.startsWith("wasm://") || url.includes("pglite")
+        ? "pglite"
+        : url.includes("node_modules/")
+          ? `nm:${url.split("node_modules/")[1]?.split("/")[0] ?? "?"}`
+          : url.startsWith("node:")
+            ? "node internals"
+            : url.includes("/build/server/")
+              ? "app (build/server)"
+              : url.includes("/server/") || url.includes("/common/")
+                ? "server/common"
+                : name.startsWith("(")
+                  ? name
+                  : "native/other";
     groups.set(group, (groups.get(group) ?? 0) + (self.get(node.id) ?? 0));
   }
   console.log("by group:");

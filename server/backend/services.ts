@@ -204,7 +204,9 @@ export function createServices(ctx: ServicesContext): BackendServices {
         ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
         ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
         ...(body.transactions_coin === undefined ? {} : { transactionsCoin: body.transactions_coin }),
-        ...(body.include_transactions === undefined ? {} : { includeTransactions: body.include_transactions }),
+        ...(body.include_transactions === undefined
+          ? {}
+          : { includeTransactions: body.include_transactions }),
         ...(body.include_messages === undefined ? {} : { includeMessages: body.include_messages }),
       });
       return { ok: true, data };
