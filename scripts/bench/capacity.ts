@@ -42,7 +42,10 @@ export interface StreamFigures {
   open: number;
   refused: number;
   dropped: number;
-  /** Server memory (RSS, all processes) per open stream, against the server before any stream. */
+  /**
+   * Server memory (RSS, all processes) per stream: its growth while the level's new streams
+   * opened, over their number (NaN when fewer than 1,000 opened: too few to tell from noise).
+   */
   kibPerStream: number;
   events: { delivered: number; late: number; missing: number; p50: number; p99: number; max: number };
 }
@@ -179,7 +182,6 @@ export async function runCapacity(
   const cookies: string[] = [];
   /** How many of `cookies` each holder has been given. */
   const given: number[] = [];
-  let rssBeforeStreams: number | undefined;
   const levels: LevelReport[] = [];
   try {
     generator.send({ type: "init", base: target.base, sockets: settings.sockets });
@@ -233,9 +235,16 @@ export async function runCapacity(
       const pid = target.serverPid();
       let streams: StreamFigures | undefined;
       let held = { open: 0, refused: 0, ms: 0 };
+      let kibPerStream = Number.NaN;
       if (settings.streams) {
-        rssBeforeStreams ??= processRssKiB(pid);
+        // The server's memory per stream: its growth while this level's new streams open (nothing
+        // else runs then), over their number; only when enough open to outweigh the noise.
+        const rssBefore = processRssKiB(pid);
+        const openBefore = levels.at(-1)?.streams?.open ?? 0;
         held = await holdStreams(users);
+        await sleep(1000);
+        const opened = held.open - openBefore;
+        if (opened >= 1000) kibPerStream = round((processRssKiB(pid) - rssBefore) / opened, 1);
         log(
           `capacity ${users} users: ${held.open} event streams open (${held.refused} refused) in ${held.ms} ms`,
         );
@@ -277,12 +286,11 @@ export async function runCapacity(
         for (const r of recorded) {
           for (const [k, v] of Object.entries(r.fetchErrors)) fetchErrors[k] = (fetchErrors[k] ?? 0) + v;
         }
-        const rss = processRssKiB(pid);
         streams = {
           open: held.open,
           refused: held.refused,
           dropped: recorded.reduce((a, r) => a + r.dropped, 0),
-          kibPerStream: held.open > 0 ? round((rss - (rssBeforeStreams ?? rss)) / held.open, 1) : 0,
+          kibPerStream,
           events: {
             delivered: deliveries.length,
             late: recorded.reduce((a, r) => a + r.late, 0),

@@ -101,7 +101,7 @@ function capacitySection(results: BenchResults): string[] {
         const st = level.streams;
         if (!st) continue;
         lines.push(
-          `| ${n(level.users)} | ${n(st.open)} | ${st.kibPerStream} KiB | ${n(st.events.delivered)} | ${st.events.p50} | ` +
+          `| ${n(level.users)} | ${n(st.open)} | ${Number.isFinite(st.kibPerStream) ? `${st.kibPerStream} KiB` : "–"} | ${n(st.events.delivered)} | ${st.events.p50} | ` +
             `${st.events.p99} | ${st.events.late} | ${st.events.missing} |`,
         );
       }

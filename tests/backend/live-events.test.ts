@@ -23,6 +23,14 @@ import {
 } from "../security/support/host.ts";
 
 const run = promisify(execFile);
+const METRICS_TOKEN = "live-events-metrics-token-0123456789";
+
+/** The open-streams gauge of the host's own metrics (record 021). */
+async function openStreamsGauge(port: number): Promise<number> {
+  const scrape = await raw(port, { path: "/metrics", headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+  const line = scrape.text.split("\n").find((l) => l.startsWith("coinkeep_event_streams_open "));
+  return Number(line?.split(" ")[1]);
+}
 
 /** One server-sent event as the browser's EventSource would see it. */
 interface Received {
@@ -173,10 +181,10 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       if (driver === "postgres") {
         opened = await openTempPostgres(adminUrl ?? "");
         const databaseUrl = opened.databaseUrl ?? "";
-        host = await startTestHost({ DATABASE_URL: databaseUrl, RATE_LIMITS: "off" });
+        host = await startTestHost({ DATABASE_URL: databaseUrl, RATE_LIMITS: "off", METRICS_TOKEN });
         opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
       } else {
-        host = await startTestHost({ RATE_LIMITS: "off" });
+        host = await startTestHost({ RATE_LIMITS: "off", METRICS_TOKEN });
         opsEnv = { DATA_DIR: host.dataDir };
       }
     }, 120_000);
@@ -230,6 +238,18 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         stream.close();
         otherStream.close();
       }
+    }, 60_000);
+
+    test("a stream whose browser goes away is let go: the open-streams gauge falls back", async () => {
+      const account = await newAccount(host.port, "gone");
+      const cookie = await signIn(host.port, account);
+      const before = await openStreamsGauge(host.port);
+      const streams = [await openStream(host.port, cookie), await openStream(host.port, cookie)];
+      for (const stream of streams) await stream.next("ready");
+      expect(await openStreamsGauge(host.port)).toBe(before + 2);
+      for (const stream of streams) stream.close();
+      for (let i = 0; i < 50 && (await openStreamsGauge(host.port)) !== before; i++) await sleep(100);
+      expect(await openStreamsGauge(host.port)).toBe(before);
     }, 60_000);
 
     test("Exit ends the stream ('session-ended'); reconnecting with the old cookie gets 204", async () => {
