@@ -1,4 +1,5 @@
 import { PassThrough } from "node:stream";
+import { createGzip } from "node:zlib";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { renderToPipeableStream } from "react-dom/server";
 import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
@@ -32,8 +33,13 @@ export default function handleRequest(
       {
         nonce,
         onAllReady() {
-          const body = new PassThrough();
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+          // Compressed where the browser takes gzip, except pages that may carry
+          // the 12-word phrase (record 035); the CSRF token is masked per response.
+          const compress = acceptsGzip(request) && !carriesSecret(routerContext);
+          if (compress) responseHeaders.set("Content-Encoding", "gzip");
+          responseHeaders.append("Vary", "Accept-Encoding");
+          const body = compress ? createGzip({ level: 6 }) : new PassThrough();
           resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status }));
           pipe(body);
         },
@@ -45,6 +51,25 @@ export default function handleRequest(
       },
     );
     setTimeout(abort, streamTimeout + 1000).unref();
+  });
+}
+
+/** Whether the request's Accept-Encoding takes gzip: named with a q above 0, or left to `*`. */
+export function acceptsGzip(request: Request): boolean {
+  const weights = new Map<string, number>();
+  for (const part of (request.headers.get("Accept-Encoding") ?? "").split(",")) {
+    const [coding = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    if (coding) weights.set(coding.trim(), q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get("gzip") ?? weights.get("*") ?? 0) > 0;
+}
+
+/** A page whose route says it may show a secret a reflected input could be compressed against. */
+function carriesSecret(context: EntryContext): boolean {
+  return context.staticHandlerContext.matches.some((match) => {
+    const handle = context.routeModules[match.route.id]?.handle as { carriesSecret?: boolean } | undefined;
+    return handle?.carriesSecret === true;
   });
 }
 

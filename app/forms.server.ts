@@ -1,5 +1,6 @@
 // Every form post passes through here: the CSRF token (double-submit cookie,
 // signed) and, on public forms, the honeypot. A failure is a plain 403/400.
+import { randomBytes } from "node:crypto";
 import { data, type RouterContextProvider } from "react-router";
 import { CSRF, CSRFError } from "remix-utils/csrf/server";
 import { Honeypot, SpamError } from "remix-utils/honeypot/server";
@@ -35,6 +36,37 @@ export const honeypotFor: (s: AppServices) => Honeypot = memoize(
     }),
 );
 
+const MASKED = "m.";
+
+/**
+ * The CSRF token as a page carries it: XORed with a fresh random pad of its
+ * own length, the pad sent beside it ("m.<pad>.<token XOR pad>", base64url).
+ * Every response carries different bytes for the same token, so a compressed
+ * page gives a BREACH-style length oracle nothing to converge on (record 035).
+ */
+export function maskToken(token: string): string {
+  const bytes = Buffer.from(token, "utf8");
+  const pad = randomBytes(bytes.length);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = bytes[i]! ^ pad[i]!;
+  return `${MASKED}${pad.toString("base64url")}.${bytes.toString("base64url")}`;
+}
+
+/**
+ * The token a form posted: unmasked, or as it came when it is not masked (a
+ * page rendered before masking; it proves the same as the masked form). A
+ * malformed masked value unmasks to "", which no cookie matches.
+ */
+export function unmaskToken(value: string): string {
+  if (!value.startsWith(MASKED)) return value;
+  const [padText, xoredText, extra] = value.slice(MASKED.length).split(".");
+  if (padText === undefined || xoredText === undefined || extra !== undefined) return "";
+  const pad = Buffer.from(padText, "base64url");
+  const bytes = Buffer.from(xoredText, "base64url");
+  if (pad.length !== bytes.length || pad.length === 0) return "";
+  for (let i = 0; i < bytes.length; i++) bytes[i] = bytes[i]! ^ pad[i]!;
+  return bytes.toString("utf8");
+}
+
 /** Reads the posted form and checks its CSRF token. */
 export async function readForm(
   request: Request,
@@ -47,6 +79,8 @@ export async function readForm(
   } catch {
     throw data("The form could not be read.", { status: 400 });
   }
+  const sent = formData.get("csrf");
+  if (typeof sent === "string") formData.set("csrf", unmaskToken(sent));
   try {
     await csrfFor(s).validate(formData, request.headers);
   } catch (error) {

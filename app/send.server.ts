@@ -19,14 +19,13 @@ import {
   SEND_KEY,
   sendFailureMessage,
   sendPrice,
-  sendSchemaFor,
-  sendValuesSchema,
   usdValueOf,
   type SendErrors,
   type SendIntent,
   type SendReply,
   type SendValues,
 } from "./send";
+import { sendSchemaFor, sendValuesSchema } from "./forms/send";
 import { forgetWalletView, loadWalletView } from "./wallet-view.server";
 
 export { isSendIntent, type SendIntent } from "./send";

@@ -3,10 +3,8 @@
 // coin and fiat amounts convert into each other, what 'Full' fills in. Exact
 // decimal arithmetic throughout; never a float.
 import type { SubmissionResult } from "@conform-to/react";
-import { z } from "zod";
 import {
   AMOUNT_COMPLETE,
-  AMOUNT_FORMAT,
   AMOUNT_TYPING,
   FIAT_DECIMALS,
   fixedUsdPrice,
@@ -107,7 +105,7 @@ export function fullAmount(balance: Decimal): string {
   return isPositive(balance) ? amountToSend(balance) : "0";
 }
 
-function truncate4(value: Decimal): Decimal {
+export function truncate4(value: Decimal): Decimal {
   return round(value, SEND_DECIMALS, { truncate: true });
 }
 
@@ -139,38 +137,6 @@ export function sendNetwork(ticker: string, network: string, ownAddress: string 
 /** A send key: 16–128 of [A-Za-z0-9_-] (the backend's idempotency key format). */
 export const SEND_KEY = /^[A-Za-z0-9_-]{16,128}$/u;
 
-/** What the server reads of a typed value: at most this many characters. */
-const TYPED_MAX = 256;
-
-// A typed value, trimmed. A field left empty is "" whether it comes as "" (a
-// plain object) or is missing (conform reads an empty input as undefined).
-const typed = z
-  .string()
-  .transform((text) => text.slice(0, TYPED_MAX).trim())
-  .default("");
-
-/** The three values as typed, unchecked: what the buttons that only fill in or convert read. */
-export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: typed });
-
-/**
- * The form's one schema, on the server always and in the browser as an
- * enhancement. All three values are required (one form-level message); the
- * amounts must be digits with one dot and at most 4 decimals; the coin amount
- * must be above 0. The address itself is checked by the backend, whose answer
- * is shown as 'Transaction failed: …'.
- */
-export const sendSchema = sendValuesSchema.superRefine((value, ctx) => {
-  if (!value.address || !value.coin || !value.fiat) {
-    ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
-    return;
-  }
-  const coin = parseAmount(value.coin);
-  if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
-  else if (!isPositive(truncate4(coin)))
-    ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
-  if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
-});
-
 /** The intents of the send form's buttons. */
 export const SEND_INTENTS = ["convert-coin", "convert-fiat", "full", "review", "edit", "confirm"] as const;
 export type SendIntent = (typeof SEND_INTENTS)[number];
@@ -179,38 +145,11 @@ export function isSendIntent(value: unknown): value is SendIntent {
   return typeof value === "string" && (SEND_INTENTS as readonly string[]).includes(value);
 }
 
-/**
- * The schema a press of a button is checked against: 'Send' (review) and
- * Confirm check the rules; 'Full', 'Convert' and the warning's Cancel only
- * read the values (a half-filled form may convert).
- */
-export function sendSchemaFor(intent: unknown) {
-  return intent === "review" || intent === "confirm" ? sendSchema : sendValuesSchema;
-}
-
 export interface SendErrors {
   form?: string[];
   address?: string[];
   coin?: string[];
   fiat?: string[];
-}
-
-export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };
-
-/** Checks the form's values against the schema. */
-export function checkSend(values: SendValues): SendCheck {
-  const parsed = sendSchema.safeParse(values);
-  if (parsed.success) {
-    const coin = parseAmount(parsed.data.coin);
-    if (coin) return { ok: true, address: parsed.data.address, coin };
-  }
-  const errors: SendErrors = {};
-  for (const issue of parsed.error?.issues ?? []) {
-    const key = issue.path[0];
-    const slot = key === "address" || key === "coin" || key === "fiat" ? key : "form";
-    (errors[slot] ??= []).push(issue.message);
-  }
-  return { ok: false, errors };
 }
 
 /** Which fields an error list leaves empty, to mark them invalid beside the form-level message. */

@@ -5,45 +5,33 @@
 // and the backend checks every message it stores with the same field
 // schemas, so a text or limit changed here changes both.
 import { z } from "zod";
+import {
+  characters,
+  MAX_COMMENT,
+  MAX_EMAIL,
+  MAX_FULL_NAME,
+  MAX_PHONE,
+  MIN_COMMENT,
+  MIN_FULL_NAME,
+  PHONE,
+  SUPPORT_BODY_NAMES,
+  SUPPORT_TEXTS,
+  WORD,
+} from "./support-texts.ts";
 
-/** The longest support and contact comment, in characters (code points). */
-export const MAX_COMMENT = 5000;
-/** An address longer than this cannot be delivered to: not valid either. */
-export const MAX_EMAIL = 254;
-export const MIN_FULL_NAME = 2;
-export const MAX_FULL_NAME = 200;
-export const MAX_PHONE = 32;
-export const MIN_COMMENT = 6;
-
-export const SUPPORT_TEXTS = {
-  email: "Please enter a valid email address.",
-  fullName: "Please enter your full name.",
-  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
-  phone: "Phone number may contain only digits, with an optional leading +.",
-  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
-  supportComment: "Enter at least 1 word and 6 letters.",
-  contactComment: "Comment must be at least 6 characters.",
-  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
-  fullNameUnstorable: "Full name contains characters that cannot be stored.",
-  commentUnstorable: "Comment contains characters that cannot be stored.",
-  /** Spec section 8: the toast after a support message, and the popup's step 3 heading. */
-  sent: "Message sent!",
-} as const;
-
-/** Characters as a person counts them: code points, as PostgreSQL's char_length does. */
-export function characters(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-const PHONE = /^\+?[0-9]+$/u;
-const WORD = /[\p{L}\p{N}]/u;
-
-/** Keeps an optional leading + and the digits: what the phone field may hold. */
-export function onlyPhoneCharacters(value: string): string {
-  return (value.startsWith("+") ? "+" : "") + value.replace(/[^0-9]/gu, "");
-}
+export {
+  characters,
+  MAX_COMMENT,
+  MAX_EMAIL,
+  MAX_FULL_NAME,
+  MAX_PHONE,
+  MIN_COMMENT,
+  MIN_FULL_NAME,
+  onlyPhoneCharacters,
+  SUPPORT_BODY_NAMES,
+  SUPPORT_TEXTS,
+  type SupportBodyField,
+} from "./support-texts.ts";
 
 // Each field's rules, in the order they are checked: the first one a value
 // breaks is the text the backend answers; a form shows every one it breaks.
@@ -111,18 +99,8 @@ export const supportFormSchema = z.object({
   comment: supportComment,
 });
 
-/**
- * Each support-form field and the name call 12's body gives it (spec section
- * 3); a refusal names the body field, the form shows it on its own field.
- */
-export const SUPPORT_BODY_NAMES = {
-  fullName: "full_name",
-  phone: "phone",
-  comment: "comment",
-} as const satisfies Record<keyof z.input<typeof supportFormSchema>, string>;
-
-/** A body field call 12 may refuse. */
-export type SupportBodyField = "email" | (typeof SUPPORT_BODY_NAMES)[keyof typeof SUPPORT_BODY_NAMES];
+// The body names cover exactly the form's fields.
+SUPPORT_BODY_NAMES satisfies Record<keyof z.input<typeof supportFormSchema>, string>;
 
 /** The public contact form: Email, Comment. */
 export const contactFormSchema = z.object({ email, comment: contactComment });

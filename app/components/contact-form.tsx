@@ -1,9 +1,10 @@
-import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, type FieldMetadata } from "./form-state";
 import { Fragment, useState } from "react";
 import { useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
-import { contactFormSchema, MAX_COMMENT } from "../../common/support-message";
+import { MAX_COMMENT } from "../../common/support-texts";
 import { useAutoHide } from "./auto-hide";
 import { FieldErrors } from "./field";
 import { useHydrated } from "./hydrated";
@@ -40,7 +41,11 @@ export function ContactForm({
   const fetcher = useFetcher<ContactActionData>();
   const pending = fetcher.state !== "idle";
   const hydrated = useHydrated();
-  const [form, fields] = useValidatedForm(id, contactFormSchema, fetcher.data?.result ?? lastResult);
+  const [form, fields] = useValidatedForm(
+    id,
+    () => import("../forms/support").then((m) => m.contactFormSchema),
+    fetcher.data?.result ?? lastResult,
+  );
   const formProps = getFormProps(form);
   // Errors hide themselves after 5 s; the same errors after another press
   // of Send are news again, so each press counts as a new attempt.
@@ -123,7 +128,7 @@ function ContactField({
   start,
   render,
 }: {
-  meta: FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
+  meta: FieldMetadata;
   label: string;
   attempt: number;
   autoFocus: boolean;

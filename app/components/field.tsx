@@ -1,4 +1,4 @@
-import type { FieldMetadata } from "@conform-to/react";
+import type { FieldMetadata } from "./form-state";
 import type { InputHTMLAttributes } from "react";
 import { useAutoHide } from "./auto-hide";
 
@@ -15,7 +15,7 @@ export function Field({
   autoFocusOnError = true,
   ...input
 }: {
-  meta: FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
+  meta: FieldMetadata;
   label: string;
   hideLabel?: boolean;
   autoFocusOnError?: boolean;

@@ -1,8 +1,9 @@
-import { getFormProps, type FieldMetadata, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps, type FieldMetadata } from "./form-state";
 import { type ChangeEvent } from "react";
 import { Link, useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { onlyPhoneCharacters, supportFormSchema } from "../../common/support-message";
+import { onlyPhoneCharacters } from "../../common/support-texts";
 import { useAutoHide } from "./auto-hide";
 import { Field, FieldErrors, FormErrors } from "./field";
 import { CloseIcon } from "./icons";
@@ -15,7 +16,7 @@ export interface SupportActionData {
   returnTo: string;
 }
 
-type Meta = FieldMetadata<string | undefined, Record<string, unknown>, string[]>;
+type Meta = FieldMetadata;
 
 /** With scripts, a character the phone may not hold is taken out as soon as it is typed or pasted. */
 function refuseNonPhoneCharacters(event: ChangeEvent<HTMLInputElement>) {
@@ -100,7 +101,11 @@ function SupportForm({
 }) {
   const fetcher = useFetcher<SupportActionData>();
   const lastResult = fetcher.data && "result" in fetcher.data ? fetcher.data.result : result;
-  const [form, fields] = useValidatedForm("support", supportFormSchema, lastResult);
+  const [form, fields] = useValidatedForm(
+    "support",
+    () => import("../forms/support").then((m) => m.supportFormSchema),
+    lastResult,
+  );
   const pending = fetcher.state !== "idle";
   return (
     <>

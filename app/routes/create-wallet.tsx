@@ -1,10 +1,9 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
-import { z } from "zod";
-import { samePassword } from "../../common/passwords";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
@@ -12,30 +11,13 @@ import { ArrowLeftIcon } from "../components/icons";
 import { PhraseGrid } from "../components/phrase-grid";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
+import { createWalletSchema } from "../forms/create-wallet";
 import { checkHoneypot, readForm } from "../forms.server";
 import { commitRotatedSession, requireAnonymous, startUserSession } from "../session.server";
 import type { Route } from "./+types/create-wallet";
 
-// Spec section 5: all fields required; the e-mail valid; the passwords equal.
-const schema = z
-  .object({
-    email: z.string().trim().optional(),
-    password: z.string().optional(),
-    confirmPassword: z.string().optional(),
-  })
-  .superRefine((value, ctx) => {
-    if (!value.email || !value.password || !value.confirmPassword) {
-      ctx.addIssue({ code: "custom", path: [], message: "Please fill out all fields." });
-      return;
-    }
-    if (!z.email().safeParse(value.email).success) {
-      ctx.addIssue({ code: "custom", path: ["email"], message: "Please provide a valid email." });
-    }
-    // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
-    if (!samePassword(value.password, value.confirmPassword)) {
-      ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
-    }
-  });
+// Shows (or echoes back) a 12-word phrase: never compressed (record 035).
+export const handle = { carriesSecret: true };
 
 export function meta() {
   return [{ title: "Create wallet — Coinkeep" }];
@@ -65,7 +47,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   }
 
   await checkHoneypot(formData, context);
-  const submission = parseWithZod(formData, { schema });
+  const submission = parseWithZod(formData, { schema: createWalletSchema });
   const hideFields = ["password", "confirmPassword"];
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields }) }, { status: 400 });
@@ -113,7 +95,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
-  const [form, fields] = useValidatedForm("create-wallet", schema, result);
+  const [form, fields] = useValidatedForm(
+    "create-wallet",
+    () => import("../forms/create-wallet").then((m) => m.createWalletSchema),
+    result,
+  );
   return (
     <section className="card auth-card" aria-labelledby="create-title">
       <div className="card-top">

@@ -1,21 +1,16 @@
-import { getFormProps } from "@conform-to/react";
+import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
-import { z } from "zod";
 import { limitedAnswer, retryAfterOf } from "../api.server";
 import { signIn } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
+import { loginSchema } from "../forms/login";
 import { checkHoneypot, readForm } from "../forms.server";
 import type { Route } from "./+types/login";
-
-const schema = z.object({
-  email: z.string({ error: "Required" }).trim().min(1, "Required"),
-  password: z.string({ error: "Required" }).min(1, "Required"),
-});
 
 export function meta() {
   return [{ title: "Log in — Coinkeep" }];
@@ -29,7 +24,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   await checkHoneypot(formData, context);
-  const submission = parseWithZod(formData, { schema });
+  const submission = parseWithZod(formData, { schema: loginSchema });
   const hideFields = ["password"];
   if (submission.status !== "success") {
     return data({ result: submission.reply({ hideFields }) }, { status: 400 });
@@ -57,7 +52,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Login({ actionData }: Route.ComponentProps) {
-  const [form, fields] = useValidatedForm("login", schema, actionData?.result);
+  const [form, fields] = useValidatedForm(
+    "login",
+    () => import("../forms/login").then((m) => m.loginSchema),
+    actionData?.result,
+  );
   return (
     <section className="card auth-card" aria-labelledby="login-title">
       <h1 id="login-title">Log in</h1>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react";
+import { lazy, Suspense, useEffect, useRef, useState } from "react";
 import {
   Form,
   Link,
@@ -26,13 +26,19 @@ import {
 } from "../components/icons";
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
-import { SupportModal } from "../components/support-modal";
 import { useLiveEvents } from "../components/use-live-events";
 import { multiply, ZERO } from "../../common/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
 import { backend } from "../api.server";
 import { services } from "../session.server";
 import { loadWalletView, type WalletView } from "../wallet-view.server";
+
+// The support modal's code is loaded when it opens, or is about to (the pointer
+// or the focus on 'Support'), not with every signed-in page (record 034). Opened
+// from the URL (`?modal=support`) it renders on the server as before.
+const loadSupportModal = () => import("../components/support-modal");
+const SupportModal = lazy(() => loadSupportModal().then((module) => ({ default: module.SupportModal })));
+const prepareSupportModal = () => void loadSupportModal();
 import accountStyles from "../styles/account.css?url";
 import type { Route } from "./+types/protected-layout";
 
@@ -125,7 +131,13 @@ function NavItems({
         </NavLink>
       </li>
       <li>
-        <Link to={supportUrl} preventScrollReset onClick={onOpenModal}>
+        <Link
+          to={supportUrl}
+          preventScrollReset
+          onClick={onOpenModal}
+          onPointerEnter={prepareSupportModal}
+          onFocus={prepareSupportModal}
+        >
           <SupportIcon /> Support
         </Link>
       </li>
@@ -410,7 +422,11 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         </Link>
       </nav>
       {params.get("modal") === "exit" ? <ExitModal /> : null}
-      {params.get("modal") === "support" ? <SupportModal email={view.email} /> : null}
+      {params.get("modal") === "support" ? (
+        <Suspense fallback={null}>
+          <SupportModal email={view.email} />
+        </Suspense>
+      ) : null}
     </div>
   );
 }

@@ -1,15 +1,16 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotInputs } from "remix-utils/honeypot/react";
-import { z } from "zod";
-import { samePassword } from "../../common/passwords";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
+import { emailSchema, passwordSchema, wordsSchema } from "../forms/restore-wallet";
+import { WORD_FIELDS } from "../forms/words";
 import { checkHoneypot, readForm } from "../forms.server";
 import {
   commitRotatedSession,
@@ -19,36 +20,6 @@ import {
   type AppSession,
 } from "../session.server";
 import type { Route } from "./+types/restore-wallet";
-
-const WORD_FIELDS = Array.from({ length: 12 }, (_, i) => `word${i + 1}` as const);
-type WordField = (typeof WORD_FIELDS)[number];
-
-const emailSchema = z.object({
-  email: z.email({ error: "Please enter a valid email." }).trim(),
-});
-
-// One message for the whole phrase, however many words are missing.
-const wordsSchema = z
-  .object(
-    Object.fromEntries(WORD_FIELDS.map((name) => [name, z.string().trim().optional()])) as Record<
-      WordField,
-      z.ZodOptional<z.ZodString>
-    >,
-  )
-  .superRefine((value, ctx) => {
-    if (WORD_FIELDS.some((name) => !value[name])) {
-      ctx.addIssue({ code: "custom", path: [], message: "All 12 words are required." });
-    }
-  });
-
-const passwordSchema = z
-  .object({ password: z.string().optional(), confirmPassword: z.string().optional() })
-  .superRefine((value, ctx) => {
-    // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
-    if (!value.password || !value.confirmPassword || !samePassword(value.password, value.confirmPassword)) {
-      ctx.addIssue({ code: "custom", path: ["confirmPassword"], message: "Passwords do not match." });
-    }
-  });
 
 /**
  * Pasting the whole phrase into the first box spreads it across the boxes.
@@ -61,6 +32,9 @@ function spreadWords(formData: FormData): FormData {
   pasted.slice(0, 12).forEach((word, i) => formData.set(`word${i + 1}`, word));
   return formData;
 }
+
+// Shows (or echoes back) a 12-word phrase: never compressed (record 035).
+export const handle = { carriesSecret: true };
 
 export function meta() {
   return [{ title: "Restore wallet — Coinkeep" }];
@@ -230,7 +204,11 @@ function StepNav({ step }: { step: number }) {
 type Result = SubmissionResult<string[]> | undefined;
 
 function EmailStep({ result }: { result: Result }) {
-  const [form, fields] = useValidatedForm("restore-email", emailSchema, result);
+  const [form, fields] = useValidatedForm(
+    "restore-email",
+    () => import("../forms/restore-wallet").then((m) => m.emailSchema),
+    result,
+  );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
@@ -263,7 +241,12 @@ function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
 }
 
 function WordsStep({ result }: { result: Result }) {
-  const [form, fields] = useValidatedForm("restore-words", wordsSchema, result, { revalidate: "onSubmit" });
+  const [form, fields] = useValidatedForm(
+    "restore-words",
+    () => import("../forms/restore-wallet").then((m) => m.wordsSchema),
+    result,
+    { revalidate: "onSubmit" },
+  );
 
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
@@ -312,7 +295,11 @@ function WordsStep({ result }: { result: Result }) {
 }
 
 function PasswordStep({ result }: { result: Result }) {
-  const [form, fields] = useValidatedForm("restore-password", passwordSchema, result);
+  const [form, fields] = useValidatedForm(
+    "restore-password",
+    () => import("../forms/restore-wallet").then((m) => m.passwordSchema),
+    result,
+  );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />

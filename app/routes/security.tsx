@@ -1,9 +1,9 @@
-import { getFormProps, type SubmissionResult } from "@conform-to/react";
+import type { SubmissionResult } from "@conform-to/react";
+import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { data, Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { z } from "zod";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { useAutoHide } from "../components/auto-hide";
 import { CopyButton } from "../components/copy-button";
@@ -11,18 +11,14 @@ import { Field, FieldErrors, FormErrors } from "../components/field";
 import { useHydrated } from "../components/hydrated";
 import { PhraseGrid } from "../components/phrase-grid";
 import { useValidatedForm } from "../components/use-validated-form";
+import { securitySchema } from "../forms/security";
 import { readForm } from "../forms.server";
 import { commitRotatedSession, requireUser } from "../session.server";
 import type { Route } from "./+types/security";
 
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
-const NOT_TICKED = "Please tick the box to confirm you have read the important note.";
-
-// Spec section 5: the password is required; 'Next' also needs the box ticked.
-const schema = z.object({
-  password: z.string({ error: "Required" }).min(1, "Required"),
-  acknowledged: z.literal("on", { error: NOT_TICKED }),
-});
+// Shows (or echoes back) a 12-word phrase: never compressed (record 035).
+export const handle = { carriesSecret: true };
 
 export function meta() {
   return [{ title: "Security — Coinkeep" }];
@@ -45,7 +41,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   const { session, user } = await requireUser(request, context);
-  const submission = parseWithZod(formData, { schema });
+  const submission = parseWithZod(formData, { schema: securitySchema });
   const hideFields = ["password"];
   if (submission.status !== "success") {
     return data({ step: 1 as const, result: submission.reply({ hideFields }) }, { status: 400 });
@@ -81,7 +77,11 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
-  const [form, fields] = useValidatedForm("security", schema, result);
+  const [form, fields] = useValidatedForm(
+    "security",
+    () => import("../forms/security").then((m) => m.securitySchema),
+    result,
+  );
   const hydrated = useHydrated();
   const navigation = useNavigation();
   const ref = useRef<HTMLFormElement>(null);
@@ -171,6 +171,16 @@ function Reveal({ words }: { words: string[] }) {
 }
 
 export default function Security({ actionData }: Route.ComponentProps) {
-  if (actionData?.step === 2) return <Reveal words={actionData.words} />;
-  return <StepOne result={actionData?.result} />;
+  // The phrase stays on screen while the page is open: a revalidation (a live
+  // event, the session's new id after the reveal, the 60 s refresh) drops
+  // React Router's action data, not what the user is reading. A reload or
+  // leaving the page starts again at step 1.
+  const [words, setWords] = useState(actionData?.step === 2 ? actionData.words : null);
+  const [seen, setSeen] = useState(actionData);
+  if (actionData !== seen) {
+    setSeen(actionData);
+    if (actionData) setWords(actionData.step === 2 ? actionData.words : null);
+  }
+  if (words) return <Reveal words={words} />;
+  return <StepOne result={actionData?.step === 1 ? actionData.result : undefined} />;
 }

@@ -15,7 +15,6 @@ import { useHydrated } from "../components/hydrated";
 import { useWalletView } from "../components/use-wallet-view";
 import { readForm } from "../forms.server";
 import { formatWalletBalance, parseDecimal } from "../lib/format";
-import { sendNetwork } from "../send";
 import { isSendIntent, newSendKey, sendAction } from "../send.server";
 import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/wallet";
@@ -170,7 +169,7 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
           ) : (
             <SendPanel
               ticker={row.ticker}
-              network={sendNetwork(row.ticker, loaderData.network, row.address)}
+              network={loaderData.network}
               ownAddress={row.address}
               balance={row.balance}
               price={row.price}

@@ -6,7 +6,6 @@ import { compare, divide, multiply, parseDecimal, toFixed, toPlain } from "../..
 import {
   acceptsAmountInput,
   amountToSend,
-  checkSend,
   coinToFiat,
   emptyFields,
   fiatToCoin,
@@ -15,12 +14,11 @@ import {
   sendFailureMessage,
   sendNetwork,
   sendPrice,
-  sendSchemaFor,
-  sendValuesSchema,
   usdValueOf,
   withCoinAmount,
   withFiatAmount,
 } from "../../app/send";
+import { checkSend, sendSchemaFor, sendValuesSchema } from "../../app/forms/send";
 
 const d = (text: string) => {
   const value = parseDecimal(text);

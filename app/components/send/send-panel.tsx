@@ -1,178 +1,51 @@
-import { Form, useNavigation } from "react-router";
-import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { parseDecimal, ZERO } from "../../../common/decimal";
-import { formatWalletBalance } from "../../lib/format";
-import { fullAmount, sendPrice, withCoinAmount, withFiatAmount, type SendReply } from "../../send";
-import { CopyButton } from "../copy-button";
+import { lazy, Suspense, useState, type ComponentProps } from "react";
 import { useHydrated } from "../hydrated";
-import { AddressField } from "./address-field";
-import { AmountFields } from "./amount-fields";
-import { SendReview } from "./send-review";
 import { SendStart } from "./send-start";
-import { FIELDS, IDS, useSendForm } from "./use-send-form";
+
+// The form's code (its state, conversions, the risk warning) is loaded when
+// the form opens, or is about to (the pointer or focus on 'Send'), not with
+// the wallet page (record 034). Opened from the URL (`?send`, or a reply
+// without scripts) it is rendered on the server as before, and hydrated once
+// its code has arrived.
+const loadForm = () => import("./send-form");
+const SendForm = lazy(() => loadForm().then((module) => ({ default: module.SendForm })));
 
 /**
- * The send flow's form (spec section 4): the first press of 'Send {ticker}'
- * reveals it, the next validates and opens the risk warning, Confirm sends.
- *
- * Without scripts every step is a server round trip: 'Send' is a GET to
- * `?send=1`, the other buttons post the form with an intent (convert, full,
- * review, edit, confirm) and the page comes back from the action's answer.
- * With scripts the same markup runs in place: amounts sync as you type,
- * 'Full' fills in at once, review opens a modal, and only Confirm posts.
+ * The send flow (spec section 4): 'Send {ticker}' and the wallet's address
+ * to copy; the first press of 'Send' reveals the form (with scripts in place,
+ * without them as a GET to `?send=1`).
  */
-export function SendPanel({
-  ticker,
-  network,
-  ownAddress,
-  balance,
-  price: lastPrice,
-  multiplier: multiplierText,
-  currency,
-  sendKey,
-  initiallyOpen,
-  reply,
-}: {
-  ticker: string;
-  network: string;
-  ownAddress: string;
-  /** Available balance, exact decimal text. */
-  balance: string;
-  /** USD price, exact decimal text, or null. */
-  price: string | null;
-  multiplier: string;
-  currency: string;
-  /** A fresh idempotency key from the loader. */
-  sendKey: string;
-  /** `?send` is in the URL (the form was opened without scripts, or 'Send another one'). */
-  initiallyOpen: boolean;
-  /** The action's answer, when the last submission was a send step. */
-  reply: SendReply | undefined;
-}) {
+export function SendPanel(props: ComponentProps<typeof SendForm>) {
+  const { ticker, ownAddress, initiallyOpen, reply } = props;
   const hydrated = useHydrated();
-  const navigation = useNavigation();
-  const price = sendPrice(ticker, lastPrice);
-  const multiplier = parseDecimal(multiplierText) ?? { units: 1n, scale: 0 };
-  const available = parseDecimal(balance) ?? ZERO;
-
-  const send = useSendForm({
-    sendKey,
-    initiallyOpen,
-    reply,
-    fillIn: (intent, values) => ({
-      ...values,
-      ...(intent === "convert-fiat"
-        ? withFiatAmount(values, values.fiat, price, multiplier)
-        : withCoinAmount(values, intent === "full" ? fullAmount(available) : values.coin, price, multiplier)),
-    }),
-  });
-  const { values, shown, formErrors } = send;
-
-  if (send.step === "closed") {
-    return (
-      <SendStart
-        ticker={ticker}
-        ownAddress={ownAddress}
-        onOpen={
-          hydrated
-            ? () => {
-                send.setStep("form");
-                send.focus("address");
-              }
-            : undefined
-        }
-      />
-    );
+  const [openedHere, setOpenedHere] = useState(false);
+  const [open, setOpen] = useState(initiallyOpen || Boolean(reply));
+  // A reply of the server (a send step) opens the form, as it does without scripts.
+  const [seenReply, setSeenReply] = useState(reply);
+  if (reply !== seenReply) {
+    setSeenReply(reply);
+    if (reply) setOpen(true);
   }
 
-  const confirmOpen = send.step === "confirm";
-  // Without scripts, the first field with an error takes the focus when the page comes back.
-  const firstInvalid = hydrated ? undefined : FIELDS.find((name) => send.fieldInvalid(name));
-  const confirming = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
-
+  const start = (
+    <SendStart
+      ticker={ticker}
+      ownAddress={ownAddress}
+      onPrepare={hydrated ? () => void loadForm() : undefined}
+      onOpen={
+        hydrated
+          ? () => {
+              setOpenedHere(true);
+              setOpen(true);
+            }
+          : undefined
+      }
+    />
+  );
+  if (!open) return start;
   return (
-    <Form
-      method="post"
-      id={send.form.id}
-      className="send-form"
-      noValidate
-      aria-labelledby={IDS.title}
-      onSubmit={send.onSubmit}
-    >
-      <h2 id={IDS.title} className="send-title">
-        Send {ticker}
-      </h2>
-      <AuthenticityTokenInput />
-      <input type="hidden" name="key" value={send.key} />
-      {/* Enter in a field reviews the form: the first submit button is the one Enter presses. */}
-      <button
-        type="submit"
-        name="intent"
-        value="review"
-        className="visually-hidden"
-        tabIndex={-1}
-        aria-hidden="true"
-      />
-      <div className="send-fields" inert={(confirmOpen && !hydrated) || undefined}>
-        <AddressField
-          value={values.address}
-          onChange={(address) => send.setValues({ ...values, address })}
-          aria={send.fieldAria("address")}
-          errors={shown.address}
-          autoFocus={(initiallyOpen && !reply) || firstInvalid === "address"}
-        />
-        <AmountFields
-          ticker={ticker}
-          currency={currency}
-          available={formatWalletBalance(available)}
-          hasPrice={Boolean(price)}
-          scripted={hydrated}
-          coin={values.coin}
-          fiat={values.fiat}
-          onChange={(name, text) =>
-            send.setValues({
-              ...values,
-              ...(name === "coin" ? withCoinAmount : withFiatAmount)(values, text, price, multiplier),
-            })
-          }
-          aria={send.fieldAria}
-          errors={(name) => shown[name]}
-          autoFocus={firstInvalid === "coin" || firstInvalid === "fiat" ? firstInvalid : undefined}
-        />
-
-        <div className="actions">
-          <button
-            type="submit"
-            name="intent"
-            value="review"
-            className="button button-primary"
-            aria-describedby={formErrors.length ? IDS.formError : undefined}
-            autoFocus={(!hydrated && !firstInvalid && formErrors.length > 0) || undefined}
-          >
-            Send {ticker}
-          </button>
-          <CopyButton text={ownAddress} label="Copy wallet address" toast="Copied" />
-        </div>
-        <div id={IDS.formError} className="form-errors send-errors" role="alert">
-          {formErrors.map((error) => (
-            <p key={`${send.attempt}:${error}`}>{error}</p>
-          ))}
-        </div>
-      </div>
-
-      {confirmOpen ? (
-        <SendReview
-          ticker={ticker}
-          network={network}
-          currency={currency}
-          values={values}
-          price={price}
-          multiplier={multiplier}
-          scripted={hydrated}
-          confirming={confirming}
-          onClose={() => send.setStep("form")}
-        />
-      ) : null}
-    </Form>
+    <Suspense fallback={start}>
+      <SendForm {...props} initiallyOpen={initiallyOpen || openedHere} />
+    </Suspense>
   );
 }

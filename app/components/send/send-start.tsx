@@ -10,10 +10,13 @@ export function SendStart({
   ticker,
   ownAddress,
   onOpen,
+  onPrepare,
 }: {
   ticker: string;
   ownAddress: string;
   onOpen: (() => void) | undefined;
+  /** The pointer or the focus is on 'Send': a press may follow. */
+  onPrepare?: (() => void) | undefined;
 }) {
   return (
     <div className="actions">
@@ -23,6 +26,8 @@ export function SendStart({
           name="send"
           value="1"
           className="button button-primary"
+          onPointerEnter={onPrepare}
+          onFocus={onPrepare}
           onClick={(event) => {
             if (!onOpen) return;
             event.preventDefault();

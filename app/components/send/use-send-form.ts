@@ -1,15 +1,15 @@
-import { useForm } from "@conform-to/react";
-import { parseWithZod } from "@conform-to/zod/v4";
+import { useForm, type Validate } from "../form-state";
 import { useEffect, useState } from "react";
 import { useNavigation } from "react-router";
 import {
   EMPTY_SEND_VALUES,
   emptyFields,
   FILL_OUT_ALL_FIELDS,
-  sendSchemaFor,
   type SendReply,
   type SendValues,
 } from "../../send";
+import type { sendSchemaFor } from "../../forms/send";
+import { useLazyValidation } from "../use-validated-form";
 import { useTimedErrors } from "./timed-errors";
 
 export type Step = "closed" | "form" | "confirm";
@@ -82,16 +82,21 @@ export function useSendForm({
     }
   }
 
-  const [form, fields] = useForm({
+  const validate = useLazyValidation<ReturnType<typeof sendSchemaFor>>(IDS.form, () =>
+    import("../../forms/send").then((m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"))),
+  );
+  const [form, fields] = useForm<FieldName>({
     id: IDS.form,
     lastResult: reply?.result,
     // Errors stay until the next press (or their 5 s are up): typing does not re-check.
-    shouldValidate: "onSubmit",
     shouldRevalidate: "onSubmit",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: sendSchemaFor(formData.get("intent")) }),
+    onValidate: validate as Validate | undefined,
     // Only what passed the schema gets here; every step but Confirm stays in the browser.
-    onSubmit: (event, { formData }) => {
+    onSubmit: (event, { formData, submission }) => {
       const intent = formData.get("intent");
+      // Not checked here yet (the checks load on the form's first use): the server
+      // checks this press and answers the step, as it does without scripts.
+      if (!submission) return;
       if (intent === "confirm") {
         // One Confirm at a time (the idempotency key would make a second one harmless anyway).
         if (navigation.state !== "idle") event.preventDefault();

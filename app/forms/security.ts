@@ -1,0 +1,10 @@
+// The security page's schema (server always; the browser loads it on first use, record 034).
+import { z } from "./z";
+
+const NOT_TICKED = "Please tick the box to confirm you have read the important note.";
+
+// Spec section 5: the password is required; 'Next' also needs the box ticked.
+export const securitySchema = z.object({
+  password: z.string({ error: "Required" }).min(1, "Required"),
+  acknowledged: z.literal("on", { error: NOT_TICKED }),
+});

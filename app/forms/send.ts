@@ -1,0 +1,73 @@
+// The send form's schemas (zod): on the server always, and in the browser as an
+// enhancement loaded when the form is first used (record 034), so zod is not
+// part of any page's first load. The rules themselves live in send.ts.
+import { z } from "./z";
+import { AMOUNT_FORMAT } from "../../common/contract/amounts";
+import { isPositive, type Decimal } from "../../common/decimal";
+import {
+  AMOUNT_POSITIVE,
+  FILL_OUT_ALL_FIELDS,
+  parseAmount,
+  truncate4,
+  type SendErrors,
+  type SendValues,
+} from "../send";
+
+/** What the server reads of a typed value: at most this many characters. */
+const TYPED_MAX = 256;
+
+// A typed value, trimmed. A field left empty is "" whether it comes as "" (a
+// plain object) or is missing (conform reads an empty input as undefined).
+const typed = z
+  .string()
+  .transform((text) => text.slice(0, TYPED_MAX).trim())
+  .default("");
+
+/** The three values as typed, unchecked: what the buttons that only fill in or convert read. */
+export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: typed });
+
+/**
+ * The form's one schema, on the server always and in the browser as an
+ * enhancement. All three values are required (one form-level message); the
+ * amounts must be digits with one dot and at most 4 decimals; the coin amount
+ * must be above 0. The address itself is checked by the backend, whose answer
+ * is shown as 'Transaction failed: …'.
+ */
+export const sendSchema = sendValuesSchema.superRefine((value, ctx) => {
+  if (!value.address || !value.coin || !value.fiat) {
+    ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
+    return;
+  }
+  const coin = parseAmount(value.coin);
+  if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
+  else if (!isPositive(truncate4(coin)))
+    ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
+  if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
+});
+
+/**
+ * The schema a press of a button is checked against: 'Send' (review) and
+ * Confirm check the rules; 'Full', 'Convert' and the warning's Cancel only
+ * read the values (a half-filled form may convert).
+ */
+export function sendSchemaFor(intent: unknown) {
+  return intent === "review" || intent === "confirm" ? sendSchema : sendValuesSchema;
+}
+
+export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };
+
+/** Checks the form's values against the schema. */
+export function checkSend(values: SendValues): SendCheck {
+  const parsed = sendSchema.safeParse(values);
+  if (parsed.success) {
+    const coin = parseAmount(parsed.data.coin);
+    if (coin) return { ok: true, address: parsed.data.address, coin };
+  }
+  const errors: SendErrors = {};
+  for (const issue of parsed.error?.issues ?? []) {
+    const key = issue.path[0];
+    const slot = key === "address" || key === "coin" || key === "fiat" ? key : "form";
+    (errors[slot] ??= []).push(issue.message);
+  }
+  return { ok: false, errors };
+}
