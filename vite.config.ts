@@ -36,7 +36,7 @@ export default defineConfig({
               name: "account",
               priority: 1,
               test: new RegExp(
-                `${APP}(components[\\\\/](notification-list|transactions|money|coin-icon|use-live-events|use-wallet-view)|lib[\\\\/]format)`,
+                `${APP}(components[\\\\/](notification-list|transactions|money|coin-icon|use-live-events|use-wallet-view|lazy-component)|lib[\\\\/]format)`,
                 "u",
               ),
             },

@@ -32,6 +32,9 @@ export default function handleRequest(
       <ServerRouter context={routerContext} url={request.url} nonce={nonce} />,
       {
         nonce,
+        // Never outline a finished part behind a script (React does that past 12.8 KB
+        // of page by default): the page must read whole without scripts.
+        progressiveChunkSize: Number.POSITIVE_INFINITY,
         onAllReady() {
           responseHeaders.set("Content-Type", "text/html; charset=utf-8");
           // Compressed where the browser takes gzip, except pages that may carry

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useRef, useState } from "react";
+import { Suspense, useEffect, useRef, useState } from "react";
 import {
   Form,
   Link,
@@ -24,6 +24,7 @@ import {
   SupportIcon,
   WalletIcon,
 } from "../components/icons";
+import { lazyComponent } from "../components/lazy-component";
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
 import { useLiveEvents } from "../components/use-live-events";
@@ -34,11 +35,11 @@ import { services } from "../session.server";
 import { loadWalletView, type WalletView } from "../wallet-view.server";
 
 // The support modal's code is loaded when it opens, or is about to (the pointer
-// or the focus on 'Support'), not with every signed-in page (record 034). Opened
-// from the URL (`?modal=support`) it renders on the server as before.
-const loadSupportModal = () => import("../components/support-modal");
-const SupportModal = lazy(() => loadSupportModal().then((module) => ({ default: module.SupportModal })));
-const prepareSupportModal = () => void loadSupportModal();
+// or the focus on 'Support'), not with every signed-in page; the server renders
+// it in place for `?modal=support` (record 034).
+const { Component: SupportModal, preload: prepareSupportModal } = lazyComponent(() =>
+  import("../components/support-modal").then((module) => module.SupportModal),
+);
 import accountStyles from "../styles/account.css?url";
 import type { Route } from "./+types/protected-layout";
 

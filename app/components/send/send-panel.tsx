@@ -1,14 +1,15 @@
-import { lazy, Suspense, useState, type ComponentProps } from "react";
+import { Suspense, useState, type ComponentProps } from "react";
 import { useHydrated } from "../hydrated";
+import { lazyComponent } from "../lazy-component";
 import { SendStart } from "./send-start";
 
 // The form's code (its state, conversions, the risk warning) is loaded when
 // the form opens, or is about to (the pointer or focus on 'Send'), not with
-// the wallet page (record 034). Opened from the URL (`?send`, or a reply
-// without scripts) it is rendered on the server as before, and hydrated once
-// its code has arrived.
-const loadForm = () => import("./send-form");
-const SendForm = lazy(() => loadForm().then((module) => ({ default: module.SendForm })));
+// the wallet page; the server renders it in place for `?send=1` and a reply
+// without scripts (record 034).
+const { Component: SendForm, preload: loadForm } = lazyComponent(() =>
+  import("./send-form").then((module) => module.SendForm),
+);
 
 /**
  * The send flow (spec section 4): 'Send {ticker}' and the wallet's address
@@ -31,7 +32,7 @@ export function SendPanel(props: ComponentProps<typeof SendForm>) {
     <SendStart
       ticker={ticker}
       ownAddress={ownAddress}
-      onPrepare={hydrated ? () => void loadForm() : undefined}
+      onPrepare={hydrated ? loadForm : undefined}
       onOpen={
         hydrated
           ? () => {
