@@ -51,7 +51,7 @@ export interface RouteWeight {
   cssBytes: number;
   /** Where the file list came from: a real document, or the build's manifest. */
   source: "server" | "build";
-  /** Server mode: the document's status and body size as sent (the HTML is not compressed by our server). */
+  /** Server mode: the document's status and body size as sent to a browser (gzip-compressed since record 035). */
   status?: number;
   documentBytes?: number;
   assets: AssetWeight[];
