@@ -22,8 +22,10 @@ export function lazyComponent<Props extends object>(
   if (import.meta.env.SSR) void start();
   const Component = lazy(() => {
     if (loaded) {
-      // Already here: a thenable that answers at once, so React renders without suspending.
+      // Already here: a thenable that answers at once, so React renders without suspending
+      // (React.lazy takes any thenable; a Promise would answer a tick later).
       const ready = { default: loaded };
+      // oxlint-disable-next-line unicorn/no-thenable
       return { then: (resolve: (value: typeof ready) => void) => resolve(ready) } as unknown as Promise<
         typeof ready
       >;

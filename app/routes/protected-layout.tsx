@@ -7,6 +7,7 @@ import {
   useFetcher,
   useFetchers,
   useLocation,
+  useNavigation,
   useRevalidator,
   useSearchParams,
   type LinksFunction,
@@ -249,10 +250,24 @@ const EVERYONE_SPREAD_MS = 3_000;
  */
 function useLiveUpdates(refreshCount: () => void): boolean {
   const revalidator = useRevalidator();
+  const navigation = useNavigation();
   const { pathname } = useLocation();
   const pending = useRef<{ reload?: ReturnType<typeof setTimeout>; count?: ReturnType<typeof setTimeout> }>(
     {},
   );
+  // A change that arrives while the page is submitting or loading (most often
+  // the change its own form just made) waits for that to finish: a refresh in
+  // the middle would cancel the loads the submission started, whose answers
+  // carry its result (the "Wallet requested." toast was lost that way).
+  const busy = navigation.state !== "idle" || revalidator.state !== "idle";
+  const busyRef = useRef(busy);
+  const deferredRef = useRef(false);
+  useEffect(() => {
+    busyRef.current = busy;
+    if (busy || !deferredRef.current) return;
+    deferredRef.current = false;
+    void revalidator.revalidate();
+  }, [busy, revalidator]);
   useEffect(() => {
     const timers = pending.current;
     return () => {
@@ -267,7 +282,8 @@ function useLiveUpdates(refreshCount: () => void): boolean {
       if (timers.reload) return;
       timers.reload = setTimeout(() => {
         timers.reload = undefined;
-        void revalidator.revalidate();
+        if (busyRef.current) deferredRef.current = true;
+        else void revalidator.revalidate();
       }, delay);
     };
     if (change === "messages" || change === "resync") {
