@@ -40,7 +40,15 @@ import {
 } from "./edge.ts";
 import { createSessionKV } from "./web-sessions.ts";
 import { createLiveEvents } from "./live-events.ts";
-import { answerScrape, bearerMatches, createMetrics, promClient, routeLabel } from "./metrics.ts";
+import {
+  answerPrimary,
+  answerScrape,
+  bearerMatches,
+  createMetrics,
+  gatherWorkers,
+  promClient,
+  routeLabel,
+} from "./metrics.ts";
 import { answerProbe, readiness } from "./probes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
@@ -125,12 +133,6 @@ export async function startHost(config: Config, source?: WebTierSource) {
 
   // What operators watch (record 021). In a cluster's worker the primary gathers them.
   const metrics = createMetrics({ database, openStreams: () => events?.open() ?? 0 });
-  if (cluster.isWorker) {
-    // Constructing one sets up the worker's answer to the primary's requests for its figures.
-    // oxlint-disable-next-line no-new -- the constructor's side effect is the point.
-    new promClient.AggregatorRegistry();
-    promClient.AggregatorRegistry.setRegistries([metrics.registry]);
-  }
 
   // The prices service runs in-process unless PRICES_URL points elsewhere.
   const feeds = config.pricesUrl
@@ -301,6 +303,8 @@ export async function startHost(config: Config, source?: WebTierSource) {
   services.config.pricesBaseUrl = config.pricesUrl ?? `http://${config.host}:${port}/api`;
   services.config.appUrl = config.publicUrl ?? `http://${config.host}:${port}`;
 
+  // In a cluster the primary gathers the figures of the workers that serve.
+  if (cluster.isWorker) answerPrimary(metrics.registry);
   // The metrics' own listener (METRICS_PORT): here with one process; a cluster's primary serves it.
   const metricsServer =
     config.metricsPort !== undefined && !cluster.isWorker
@@ -380,8 +384,7 @@ async function runPrimary(config: Config) {
   const fork = () => cluster.fork({ PORT: String(port) });
   // The workers' metrics, gathered on METRICS_PORT (record 021).
   if (config.metricsPort !== undefined) {
-    const aggregator = new promClient.AggregatorRegistry();
-    await listenMetrics(config, () => aggregator.clusterMetrics(), aggregator.contentType);
+    await listenMetrics(config, gatherWorkers(cluster), promClient.register.contentType);
   }
   for (let i = 0; i < config.workers; i++) fork();
   log.info("workers started", { workers: config.workers });

@@ -2,8 +2,10 @@
 // registry per server process. Not public: served on METRICS_PORT (its own
 // listener, on METRICS_HOST) and/or on /metrics of the main port to a bearer of
 // METRICS_TOKEN; with neither, /metrics is an unknown path like any other.
-// With WORKERS > 1 the primary serves METRICS_PORT and gathers every worker's
-// figures (prom-client's AggregatorRegistry over node:cluster's channel).
+// With WORKERS > 1 the primary serves METRICS_PORT and gathers the figures of
+// every worker that is serving, over node:cluster's channel, summed with
+// prom-client's AggregatorRegistry.aggregate.
+import type { Worker } from "node:cluster";
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import client from "prom-client";
@@ -120,23 +122,22 @@ export function createMetrics(sources: MetricsSources): Metrics {
       },
     }),
   );
-  // Both hold gauges read one query per scrape (a scrape collects every metric at once).
-  let holdsRead: { at: number; rows: Promise<HoldRow[]> } | undefined;
+  // Both hold gauges share one query per scrape: a scrape collects every metric at once, so the
+  // second finds the first's read under way. Nothing is kept once it settles (a time-based cache
+  // let a scrape right after a send show the send but not its hold).
+  let holdsRead: Promise<HoldRow[]> | undefined;
   const holds = (): Promise<HoldRow[]> => {
-    const now = Date.now();
-    if (!holdsRead || now - holdsRead.at > 1_000) {
-      holdsRead = {
-        at: now,
-        rows: db
-          .execute(
-            sql`SELECT w.coin, count(*)::int AS n, sum(x.amount)::text AS units
-                FROM withdrawals x JOIN wallets w ON w.id = x.wallet_id
-                WHERE x.status = 'pending' GROUP BY w.coin`,
-          )
-          .then((result) => rowsOf<HoldRow>(result)),
-      };
-    }
-    return holdsRead.rows;
+    holdsRead ??= db
+      .execute(
+        sql`SELECT w.coin, count(*)::int AS n, sum(x.amount)::text AS units
+            FROM withdrawals x JOIN wallets w ON w.id = x.wallet_id
+            WHERE x.status = 'pending' GROUP BY w.coin`,
+      )
+      .then((result) => rowsOf<HoldRow>(result))
+      .finally(() => {
+        holdsRead = undefined;
+      });
+    return holdsRead;
   };
   registry.registerMetric(
     new client.Gauge({
@@ -213,6 +214,75 @@ export async function answerScrape(res: ServerResponse, text: () => Promise<stri
     res.writeHead(503, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store" });
     res.end("metrics unavailable\n");
   }
+}
+
+const ASK = "coinkeep:metrics";
+const ANSWER = "coinkeep:metrics-answer";
+const SERVING = "coinkeep:serving";
+
+type MetricsJson = Awaited<ReturnType<client.Registry["getMetricsAsJSON"]>>;
+
+/**
+ * In a worker: answers the primary's requests for this process's figures, and
+ * tells the primary once it serves (call after the server listens).
+ */
+export function answerPrimary(registry: client.Registry) {
+  process.on("message", (message: { type?: unknown; id?: unknown }) => {
+    if (message?.type !== ASK) return;
+    registry.getMetricsAsJSON().then(
+      (metrics) => process.send?.({ type: ANSWER, id: message.id, metrics }),
+      () => process.send?.({ type: ANSWER, id: message.id, error: true }),
+    );
+  });
+  process.send?.({ type: SERVING });
+}
+
+/**
+ * In the primary: every serving worker's figures together. A worker counts from
+ * the moment it says it serves (before that it has answered no request, so
+ * leaving it out loses nothing; asking it would wait for a process that is still
+ * loading). A serving worker that does not answer within 5 s fails the scrape:
+ * a partial sum would look to Prometheus like a counter reset.
+ */
+export function gatherWorkers(cluster: {
+  on(event: "message", listener: (worker: Worker, message: unknown) => void): unknown;
+  on(event: "exit", listener: (worker: Worker) => void): unknown;
+}): () => Promise<string> {
+  const serving = new Map<number, Worker>();
+  const waiting = new Map<
+    number,
+    (worker: Worker, answer: { metrics?: MetricsJson; error?: boolean }) => void
+  >();
+  let next = 0;
+  cluster.on("message", (worker, raw) => {
+    const message = raw as { type?: unknown; id?: unknown; metrics?: MetricsJson; error?: boolean };
+    if (message?.type === SERVING) serving.set(worker.id, worker);
+    else if (message?.type === ANSWER && typeof message.id === "number")
+      waiting.get(message.id)?.(worker, message);
+  });
+  cluster.on("exit", (worker) => serving.delete(worker.id));
+
+  return () =>
+    new Promise<string>((resolve, reject) => {
+      const id = next++;
+      const asked = [...serving.values()].filter((worker) => worker.isConnected());
+      const answers: MetricsJson[] = [];
+      let pending = asked.length;
+      const finish = (error?: Error) => {
+        clearTimeout(timer);
+        waiting.delete(id);
+        if (error) reject(error);
+        else resolve(client.AggregatorRegistry.aggregate(answers).metrics());
+      };
+      const timer = setTimeout(() => finish(new Error("a worker did not answer")), 5000);
+      waiting.set(id, (_worker, answer) => {
+        if (answer.error || !answer.metrics) return finish(new Error("a worker could not collect"));
+        answers.push(answer.metrics);
+        if (--pending === 0) finish();
+      });
+      if (pending === 0) return finish();
+      for (const worker of asked) worker.send({ type: ASK, id });
+    });
 }
 
 export { client as promClient };

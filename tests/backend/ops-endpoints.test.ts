@@ -256,6 +256,7 @@ describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () 
   let dataDir: string;
   let port: number;
   let metricsPort: number;
+  const scrapesWhileStarting: number[] = [];
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
@@ -268,7 +269,15 @@ describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () 
       WORKERS: "2",
       METRICS_PORT: String(metricsPort),
     });
+    // Scraped from the moment the metrics port opens while the workers load: a worker still
+    // loading has served nothing and must not hold the scrape up (it once timed out to 503).
     for (let i = 0; ; i++) {
+      try {
+        const scrape = await raw(metricsPort, { path: "/metrics" });
+        scrapesWhileStarting.push(scrape.status);
+      } catch {
+        // the primary's metrics port is not open yet
+      }
       try {
         if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
       } catch {
@@ -283,6 +292,11 @@ describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () 
     await host.exited;
     await opened?.dispose();
     rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test("scrapes while the workers start answer 200", () => {
+    expect(scrapesWhileStarting.length).toBeGreaterThan(0);
+    expect(scrapesWhileStarting.filter((status) => status !== 200)).toEqual([]);
   });
 
   test("the primary's scrape adds up both workers' requests; database figures are counted once", async () => {
