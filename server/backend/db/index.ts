@@ -5,7 +5,7 @@
 import { memoize } from "../../../common/memo.ts";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
+import { PGlite, type Transaction } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -46,6 +46,15 @@ export interface Database {
   listen(channels: readonly string[], onNotify: NotificationHandler, onGap?: () => void): Promise<Listening>;
   /** PostgreSQL: the pool's connections now (a metric); PGlite has one connection and no pool. */
   poolStats?: () => { total: number; idle: number; waiting: number };
+  /**
+   * PGlite only: VACUUM (ANALYZE) of the whole database. PGlite runs PostgreSQL
+   * without its autovacuum worker, so dead rows (every session touch, rate-limit
+   * hit and balance change leaves one) are never reclaimed and the planner has
+   * no statistics unless the process that holds the database runs this (the
+   * host does at start and hourly, record 036). PostgreSQL's own autovacuum
+   * does this there.
+   */
+  maintain?: () => Promise<void>;
   /** Closes PGlite or ends the pool; the process can exit afterwards. */
   close(): Promise<void>;
 }
@@ -95,6 +104,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await lock.release();
     throw error;
   }
+  oneQueryPerTurn(client);
   try {
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
@@ -114,6 +124,10 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
           },
         };
       },
+      async maintain() {
+        if (closed) return;
+        await client.exec("VACUUM (ANALYZE)");
+      },
       async close() {
         if (closed) return;
         closed = true;
@@ -129,6 +143,44 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await lock.release();
     throw error;
   }
+}
+
+/**
+ * PGlite runs a query synchronously inside the process and answers through
+ * promises alone, and Node accepts one new connection per turn of its event
+ * loop. Left alone, the queries of 50 requests all ran in one turn (each
+ * continuation starting the next query), a turn grew to 100 ms and more, and
+ * a new connection waited seconds in the kernel's accept queue (record 036).
+ * So the queries take turns: one query (or one whole transaction) per turn of
+ * the loop, in the order asked, with the loop's I/O (accepting, reading
+ * requests, writing pages) between two of them. PGlite serialises queries
+ * anyway; this only decides where the loop gets a word in.
+ * Queries inside a transaction run within its turn (it holds the database).
+ */
+function oneQueryPerTurn(client: PGlite) {
+  const query = client.query.bind(client);
+  const transaction = client.transaction.bind(client);
+  const queue: Array<() => Promise<void>> = [];
+  let running = false;
+  const next = () => {
+    const job = queue.shift();
+    if (!job) {
+      running = false;
+      return;
+    }
+    // Started in the loop's check phase, so the next job waits for the next turn.
+    void job().finally(() => setImmediate(next));
+  };
+  const take = <T>(run: () => Promise<T>) =>
+    new Promise<T>((resolve, reject) => {
+      queue.push(() => run().then(resolve, reject));
+      if (!running) {
+        running = true;
+        setImmediate(next);
+      }
+    });
+  client.query = <T>(...args: Parameters<PGlite["query"]>) => take(() => query<T>(...args));
+  client.transaction = <T>(callback: (tx: Transaction) => Promise<T>) => take(() => transaction<T>(callback));
 }
 
 /** Channel names are ours (lower-case words); anything else is refused rather than quoted. */

@@ -211,7 +211,8 @@ export const ledgerTransfers = pgTable(
       .on(t.pendingId)
       .where(sql`pending_id IS NOT NULL`),
     index("ledger_transfers_debit_idx").on(t.debitAccountId),
-    index("ledger_transfers_credit_idx").on(t.creditAccountId, t.createdAt),
+    // A wallet's deposits newest first (ties by id) straight from the index, with no sort.
+    index("ledger_transfers_credit_idx").on(t.creditAccountId, t.createdAt, t.id),
   ],
 );
 
@@ -238,7 +239,8 @@ export const withdrawals = pgTable(
     createdAt: createdAt(),
   },
   (t) => [
-    index("withdrawals_wallet_created_idx").on(t.walletId, t.createdAt),
+    // A wallet's sends newest first (ties by id) straight from the index, with no sort.
+    index("withdrawals_wallet_created_idx").on(t.walletId, t.createdAt, t.id),
     check("withdrawals_amount_positive", sql`amount > 0`),
     check("withdrawals_status_valid", sql`status IN ('pending', 'Confirmed', 'Declined')`),
     check("withdrawals_decided_consistent", sql`(status = 'pending') = (decided_at IS NULL)`),

@@ -207,6 +207,66 @@ function newestFirst(a: { date: Date; id: string }, b: { date: Date; id: string 
   return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+interface TransactionRowsQuery {
+  userId: string;
+  /** Only this wallet's (undefined: every wallet of the user). */
+  walletId: string | undefined;
+  before: Date | undefined;
+  limit: number;
+}
+
+/** Deposits and sends, each newest first (ties by id), at most `limit` of each. */
+async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
+  // With a wallet the filter names the index's first column (an account id found in a subquery
+  // for deposits), so PostgreSQL reads the index backwards and stops after `limit` rows; through
+  // the join to wallets it would read all of the wallet's rows and sort them.
+  const depositAccount = q.walletId
+    ? sql`${ledgerTransfers.creditAccountId} = (SELECT ${ledgerAccounts.id} FROM ${ledgerAccounts} WHERE ${ledgerAccounts.walletId} = ${q.walletId})`
+    : eq(wallets.userId, q.userId);
+  const deposits = await db
+    .select({
+      id: ledgerTransfers.id,
+      date: ledgerTransfers.createdAt,
+      walletId: wallets.id,
+      amount: ledgerTransfers.amount,
+      amountUsd: ledgerTransfers.amountUsd,
+      externalTxId: ledgerTransfers.externalTxId,
+    })
+    .from(ledgerTransfers)
+    .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
+    .innerJoin(wallets, eq(wallets.id, ledgerAccounts.walletId))
+    .where(
+      and(
+        depositAccount,
+        eq(ledgerTransfers.kind, "deposit"),
+        q.before ? lt(ledgerTransfers.createdAt, q.before) : undefined,
+      ),
+    )
+    .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
+    .limit(q.limit);
+  const sends = await db
+    .select({
+      id: withdrawals.id,
+      date: withdrawals.createdAt,
+      walletId: withdrawals.walletId,
+      amount: withdrawals.amount,
+      amountUsd: withdrawals.amountUsd,
+      destination: withdrawals.destination,
+      status: withdrawals.status,
+    })
+    .from(withdrawals)
+    .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
+    .where(
+      and(
+        q.walletId ? eq(withdrawals.walletId, q.walletId) : eq(wallets.userId, q.userId),
+        q.before ? lt(withdrawals.createdAt, q.before) : undefined,
+      ),
+    )
+    .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
+    .limit(q.limit);
+  return { deposits, sends };
+}
+
 /**
  * What call 4 answers for the user. Transactions are deposits and sends of
  * every wallet of the user, newest first (ties by id), at most
@@ -238,50 +298,15 @@ export async function clientBalances(
 
   let transactions: ClientTransaction[] = [];
   if (walletRows.length > 0 && opts.includeTransactions !== false) {
-    const deposits = await db
-      .select({
-        id: ledgerTransfers.id,
-        date: ledgerTransfers.createdAt,
-        walletId: wallets.id,
-        amount: ledgerTransfers.amount,
-        amountUsd: ledgerTransfers.amountUsd,
-        externalTxId: ledgerTransfers.externalTxId,
-      })
-      .from(ledgerTransfers)
-      .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
-      .innerJoin(wallets, eq(wallets.id, ledgerAccounts.walletId))
-      .where(
-        and(
-          eq(wallets.userId, userId),
-          eq(ledgerTransfers.kind, "deposit"),
-          before ? lt(ledgerTransfers.createdAt, before) : undefined,
-          opts.transactionsCoin ? eq(wallets.coin, opts.transactionsCoin) : undefined,
-        ),
-      )
-      .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
-      .limit(limit);
-    const sends = await db
-      .select({
-        id: withdrawals.id,
-        date: withdrawals.createdAt,
-        walletId: withdrawals.walletId,
-        amount: withdrawals.amount,
-        amountUsd: withdrawals.amountUsd,
-        destination: withdrawals.destination,
-        status: withdrawals.status,
-      })
-      .from(withdrawals)
-      .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
-      .where(
-        and(
-          eq(wallets.userId, userId),
-          before ? lt(withdrawals.createdAt, before) : undefined,
-          opts.transactionsCoin ? eq(wallets.coin, opts.transactionsCoin) : undefined,
-        ),
-      )
-      .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
-      .limit(limit);
-
+    // One coin's list (the wallet page): by its wallet, so each read walks its index newest
+    // first and stops at the limit. A user has one wallet per coin.
+    const coinWallet = opts.transactionsCoin
+      ? (walletRows.find((w) => w.coin === opts.transactionsCoin)?.walletId ?? null)
+      : undefined;
+    const { deposits, sends } =
+      coinWallet === null
+        ? { deposits: [], sends: [] }
+        : await transactionRows(db, { userId, walletId: coinWallet, before, limit });
     const coin = (walletId: string): Ticker => {
       const found = coinOf.get(walletId);
       if (!found) throw new Error("transaction of a wallet not in the user's list");
