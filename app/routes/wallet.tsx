@@ -19,7 +19,10 @@ import { isSendIntent, newSendKey, sendAction } from "../send.server";
 import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/wallet";
 
-const PAGE_SIZE = 50;
+// The 20 newest on the coin's page, as exchanges' asset pages show recent activity ('Older
+// transactions' pages back; /history shows 50 a page across coins). Each row is rendered,
+// sent twice (HTML and hydration data) and hydrated: 20 keeps the page light on a slow phone.
+const PAGE_SIZE = 20;
 
 export function meta({ params }: Route.MetaArgs) {
   return [{ title: `${(params.ticker ?? "").toUpperCase()} wallet — Coinkeep` }];

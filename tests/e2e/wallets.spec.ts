@@ -161,6 +161,35 @@ test.describe("wallets and deposits", () => {
   );
 });
 
+test.describe("a coin's transactions, a page at a time", () => {
+  test("the 20 newest on the wallet page; 'Older transactions' shows the rest", async ({
+    page,
+    request,
+  }, testInfo) => {
+    const user = await createUser(request, "pages");
+    await login(page, testInfo, user);
+    // 21 deposits: 1 ETH first, then 2 … 21 ETH (the newest is 21).
+    const { walletId } = await fundedEthWallet(request, user, "1");
+    for (let amount = 2; amount <= 21; amount++) {
+      ops("credit", walletId, String(amount), `0x${randomBytes(32).toString("hex")}`);
+    }
+    await visit(page, "/wallet/eth", testInfo);
+    const rows = page.locator(".tx-list li summary");
+    await expect(rows).toHaveCount(20);
+    await expect(rows.first()).toContainText("+21.000 ETH");
+    await expect(rows.last()).toContainText("+2.000 ETH");
+    await expectAccessible(page);
+    await page.getByRole("link", { name: "Older transactions" }).click();
+    await expect(page).toHaveURL(/\/wallet\/eth\?before=/u);
+    await expect(rows).toHaveCount(1);
+    await expect(rows.first()).toContainText("+1.000 ETH");
+    await expect(page.getByRole("link", { name: "Older transactions" })).toHaveCount(0);
+    // /history still shows all 21 on its first page (50 a page).
+    await visit(page, "/history", testInfo);
+    await expect(rows).toHaveCount(21);
+  });
+});
+
 test.describe("unread messages", () => {
   test(
     "no badge without unread messages; the count behind it answers only the signed-in user",
