@@ -244,7 +244,9 @@ export async function runCapacity(
         held = await holdStreams(users);
         await sleep(1000);
         const opened = held.open - openBefore;
-        if (opened >= 1000) kibPerStream = round((processRssKiB(pid) - rssBefore) / opened, 1);
+        // A collection meanwhile can shrink the heap by more than the streams took: no figure then.
+        const grew = processRssKiB(pid) - rssBefore;
+        if (opened >= 1000 && grew > 0) kibPerStream = round(grew / opened, 1);
         log(
           `capacity ${users} users: ${held.open} event streams open (${held.refused} refused) in ${held.ms} ms`,
         );
