@@ -5,7 +5,7 @@
 import { memoize } from "../../../common/memo.ts";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { PGlite, type Transaction } from "@electric-sql/pglite";
+import { PGlite, type QueryOptions, type Transaction } from "@electric-sql/pglite";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
@@ -99,7 +99,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
   try {
     // PGlite creates only the last folder of the path itself.
     await mkdir(path.dirname(dir), { recursive: true });
-    client = await PGlite.create(dir);
+    client = await PGlite.create(dir, { parsers: RAW_PARSERS });
   } catch (error) {
     await lock.release();
     throw error;
@@ -179,8 +179,46 @@ function oneQueryPerTurn(client: PGlite) {
         setImmediate(next);
       }
     });
-  client.query = <T>(...args: Parameters<PGlite["query"]>) => take(() => query<T>(...args));
-  client.transaction = <T>(callback: (tx: Transaction) => Promise<T>) => take(() => transaction<T>(callback));
+  client.query = <T>(text: string, params?: unknown[], options?: QueryOptions) =>
+    take(() => query<T>(text, params, withoutDefaultParsers(options)));
+  client.transaction = <T>(callback: (tx: Transaction) => Promise<T>) =>
+    take(() =>
+      transaction<T>((tx) => {
+        const inner = tx.query.bind(tx);
+        tx.query = <R>(text: string, params?: unknown[], options?: QueryOptions) =>
+          inner<R>(text, params, withoutDefaultParsers(options));
+        return callback(tx);
+      }),
+    );
+}
+
+/**
+ * drizzle's PGlite driver passes, with every query, parsers that leave dates,
+ * timestamps, intervals and a few array types as text (drizzle maps them
+ * itself). PGlite then copies its whole table of parsers into a new object per
+ * query to merge them in: 11.8 % of the server's CPU on a signed-in data
+ * request (profile in BENCHMARKS.md, record 036). So the client is created with
+ * those same parsers as its own, and a query's parsers are dropped when they
+ * are exactly these (each a function that returns its text unchanged, checked
+ * once per options object).
+ */
+const RAW_TYPES = [1082, 1114, 1115, 1182, 1184, 1185, 1186, 1187, 1231];
+const RAW_PARSERS = Object.fromEntries(RAW_TYPES.map((oid) => [oid, (value: string) => value]));
+const PROBE = "2001-02-03 04:05:06";
+const withoutParsers = new WeakMap<QueryOptions, QueryOptions>();
+
+function withoutDefaultParsers(options: QueryOptions | undefined): QueryOptions | undefined {
+  const parsers = options?.parsers;
+  if (!options || !parsers) return options;
+  let lean = withoutParsers.get(options);
+  if (!lean) {
+    const same = Object.entries(parsers).every(
+      ([oid, parse]) => RAW_TYPES.includes(Number(oid)) && parse(PROBE, Number(oid)) === PROBE,
+    );
+    lean = same ? { ...options, parsers: undefined } : options;
+    withoutParsers.set(options, lean);
+  }
+  return lean;
 }
 
 /** Channel names are ours (lower-case words); anything else is refused rather than quoted. */
