@@ -341,19 +341,24 @@ export async function startHost(config: Config, source?: WebTierSource) {
 
   // PGlite has no autovacuum (record 036): this process reclaims dead rows and refreshes the
   // planner's statistics, after start and hourly. A small database takes milliseconds.
-  const maintain = async () => {
-    if (!database.maintain) return;
-    const started = performance.now();
-    try {
-      await database.maintain();
-      log.info("database maintained", { ms: Math.round(performance.now() - started) });
-    } catch (error) {
-      log.warn("database maintenance failed", { error: error instanceof Error ? error.name : "unknown" });
-    }
-  };
-  const maintainTimer = database.maintain ? setInterval(() => void maintain(), 3600_000) : undefined;
-  maintainTimer?.unref();
-  setTimeout(() => void maintain(), 1_000).unref();
+  const maintainTimers: NodeJS.Timeout[] = [];
+  const maintenance = database.maintain;
+  if (maintenance) {
+    const maintain = async () => {
+      const started = performance.now();
+      try {
+        await maintenance();
+        log.info("database maintained", { ms: Math.round(performance.now() - started) });
+      } catch (error) {
+        log.warn("database maintenance failed", { error: error instanceof Error ? error.name : "unknown" });
+      }
+    };
+    maintainTimers.push(
+      setTimeout(() => void maintain(), 1_000),
+      setInterval(() => void maintain(), 3600_000),
+    );
+    for (const timer of maintainTimers) timer.unref();
+  }
 
   log.info("listening", {
     url: `http://${config.host}:${port}`,
@@ -366,7 +371,7 @@ export async function startHost(config: Config, source?: WebTierSource) {
     async close() {
       clearInterval(purge);
       clearInterval(forgetTimer);
-      clearInterval(maintainTimer);
+      for (const timer of maintainTimers) clearTimeout(timer);
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
       await new Promise<void>((resolve) => metricsServer?.close(() => resolve()) ?? resolve());
       // Event streams never end on their own: they are ended first, so the server can close.

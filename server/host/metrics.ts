@@ -249,16 +249,12 @@ export function gatherWorkers(cluster: {
   on(event: "exit", listener: (worker: Worker) => void): unknown;
 }): () => Promise<string> {
   const serving = new Map<number, Worker>();
-  const waiting = new Map<
-    number,
-    (worker: Worker, answer: { metrics?: MetricsJson; error?: boolean }) => void
-  >();
+  const waiting = new Map<number, (answer: { metrics?: MetricsJson; error?: boolean }) => void>();
   let next = 0;
   cluster.on("message", (worker, raw) => {
     const message = raw as { type?: unknown; id?: unknown; metrics?: MetricsJson; error?: boolean };
     if (message?.type === SERVING) serving.set(worker.id, worker);
-    else if (message?.type === ANSWER && typeof message.id === "number")
-      waiting.get(message.id)?.(worker, message);
+    else if (message?.type === ANSWER && typeof message.id === "number") waiting.get(message.id)?.(message);
   });
   cluster.on("exit", (worker) => serving.delete(worker.id));
 
@@ -275,7 +271,7 @@ export function gatherWorkers(cluster: {
         else resolve(client.AggregatorRegistry.aggregate(answers).metrics());
       };
       const timer = setTimeout(() => finish(new Error("a worker did not answer")), 5000);
-      waiting.set(id, (_worker, answer) => {
+      waiting.set(id, (answer) => {
         if (answer.error || !answer.metrics) return finish(new Error("a worker could not collect"));
         answers.push(answer.metrics);
         if (--pending === 0) finish();

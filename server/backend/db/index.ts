@@ -156,6 +156,8 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
  * requests, writing pages) between two of them. PGlite serialises queries
  * anyway; this only decides where the loop gets a word in.
  * Queries inside a transaction run within its turn (it holds the database).
+ * Every query, inside a transaction or not, also sheds drizzle's redundant
+ * parsers on the way (withoutDefaultParsers, below).
  */
 function oneQueryPerTurn(client: PGlite) {
   const query = client.query.bind(client);
