@@ -101,7 +101,8 @@ function network(message: string): BackendNetworkFailure {
  * The client for one web request over the backend's own services. `clientIp`
  * is the visitor's address the host believed (the abuse limits count by it,
  * call 12 records it). Make one per request: it remembers whose credentials
- * it already checked, and only for that request.
+ * it already checked, and only for that request, and lets loaders that read
+ * the same rows at once share the read.
  */
 export function createInProcessClient(
   services: BackendServices,
@@ -109,9 +110,10 @@ export function createInProcessClient(
   clientIp: string | undefined,
 ): BackendClient {
   const checked = new Map<string, Promise<Principal | null>>();
+  const reading = new Map<string, Promise<unknown>>();
   return clientOf(async (name, input) => {
     // The address the host believed for the request this call runs under, unless given.
-    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked };
+    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
     // The body the HTTP transport would send, parsed by the same schema the HTTP handler uses.
     const parsed = CALLS[name].body.safeParse({ ...CALLS[name].wire(input as never), platform });
     if (!parsed.success) {

@@ -41,6 +41,13 @@ export interface Caller {
    * Absent over HTTP: every call checks its own.
    */
   checked?: Map<string, Promise<Principal | null>>;
+  /**
+   * Reads under way for this request (in-process only), by what they read: a
+   * second loader asking for the same rows while the first read runs shares
+   * it. A read is dropped from here as soon as it settles, so nothing read
+   * before a change is ever served after it.
+   */
+  reading?: Map<string, Promise<unknown>>;
 }
 
 /** A service's answer: the call's answer (a replayed send says so), or a refusal. */

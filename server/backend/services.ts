@@ -21,6 +21,7 @@ import { openMessage, storeSupportMessage, type SupportMessageInput } from "./do
 import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
 import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
+import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
 
 export interface ServicesContext extends AccountsContext {
@@ -88,6 +89,24 @@ async function checkWordsNow(
   }
   const limited = await ctx.limits?.wordsCheckFailed(email, caller.senderIp);
   return limited ? { ok: false, limited: limitedRefusal(limited) } : { ok: false };
+}
+
+/**
+ * `read()`, or the same read already under way for this request (caller.reading):
+ * the layout's and a page's loaders ask for the user's balances at once.
+ */
+function sharedRead<T>(caller: Caller, key: string, read: () => Promise<T>): Promise<T> {
+  const reading = caller.reading;
+  if (!reading) return read();
+  const earlier = reading.get(key);
+  if (earlier) return earlier as Promise<T>;
+  const started = read();
+  reading.set(key, started);
+  const forget = () => {
+    if (reading.get(key) === started) reading.delete(key);
+  };
+  started.then(forget, forget);
+  return started;
 }
 
 function sendOutcome(sent: SendResult): Outcome<{
@@ -200,7 +219,9 @@ export function createServices(ctx: ServicesContext): BackendServices {
     async clientBalances(body, caller) {
       const result = await checkWords(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
-      const data = await clientBalances(ctx.db, result.userId, {
+      const { userId } = result;
+      const data = await clientBalances(ctx.db, userId, {
+        readWallets: () => sharedRead(caller, `balances:${userId}`, () => balancesForUser(ctx.db, userId)),
         ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
         ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
         ...(body.transactions_coin === undefined ? {} : { transactionsCoin: body.transactions_coin }),

@@ -181,4 +181,53 @@ describe.each(databaseTargets())("the contract is written once ($name)", (target
     const wrong = { email, twelveWords: [...me.twelveWords.slice(1), me.twelveWords[0] ?? ""] };
     expect(await request.checkLoggedIn(wrong)).toMatchObject({ ok: false, code: "invalid_credentials" });
   });
+
+  // The layout's and the wallet page's loaders both ask for the balances (call 4) at once.
+  test("a request's calls that read the balances at once share one read; a read after it sees a change", async () => {
+    let selects = 0;
+    const counted = new Proxy(db, {
+      get(inner, key, receiver) {
+        const value: unknown = Reflect.get(inner, key, receiver);
+        if (key !== "select" || typeof value !== "function") return value;
+        return (...args: unknown[]) => {
+          selects++;
+          return (value as (...a: unknown[]) => unknown).apply(inner, args);
+        };
+      },
+    });
+    const handler = createTestHandler(counted);
+    const setup = createInProcessClient(handler.services, "CK", undefined);
+    const me = await holder({
+      client: setup,
+      clientFor: () => setup,
+      baseUrl: "",
+      fetch: () => Promise.reject(new Error("not used")),
+      close: () => Promise.resolve(),
+    });
+    const only = { ...me, includeTransactions: false, includeMessages: false };
+
+    const alone = createInProcessClient(handler.services, "CK", undefined);
+    await alone.checkLoggedIn(me);
+    selects = 0;
+    const one = await alone.clientBalances(only);
+    const oneRead = selects;
+    expect(oneRead).toBeGreaterThan(0);
+
+    const request = createInProcessClient(handler.services, "CK", undefined);
+    await request.checkLoggedIn(me);
+    selects = 0;
+    const both = await Promise.all([request.clientBalances(only), request.clientBalances(only)]);
+    expect(selects).toBe(oneRead);
+    expect(both.map((a) => (a.ok ? a.data.balances[me.walletId] : null))).toEqual(["1.5", "1.5"]);
+    expect(one.ok && one.data.balances[me.walletId]).toBe("1.5");
+
+    // Settled reads are not kept: a deposit made now shows in the same request's next read.
+    await creditDeposit(db, {
+      walletId: me.walletId,
+      units: 1n,
+      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
+    });
+    const after = await request.clientBalances(only);
+    expect(after.ok && after.data.balances[me.walletId]).toBe("1.500000000000000001");
+  });
 });

@@ -4,6 +4,7 @@
 // States (spec section 4): no row = hasNoWallet; a row without an address =
 // walletIsRequested (shown as 'Not added yet'); a row with one = hasWallet.
 import { and, asc, count, desc, eq, gte, isNull, lt, or, sql } from "drizzle-orm";
+import { unionAll } from "drizzle-orm/pg-core";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import {
@@ -24,6 +25,7 @@ import {
   balancesForWallets,
   isUuid,
   openWalletAccount,
+  type WalletBalance,
   type WithdrawalStatus,
 } from "./ledger.ts";
 import { visibleTo } from "./messages.ts";
@@ -199,6 +201,8 @@ export interface ClientBalancesOptions {
   includeTransactions?: boolean;
   /** false: no messages are read (the list is empty). */
   includeMessages?: boolean;
+  /** Reads the user's wallets with their balances (default: balancesForUser), say to share a read. */
+  readWallets?: () => Promise<WalletBalance[]>;
 }
 
 function newestFirst(a: { date: Date; id: string }, b: { date: Date; id: string }): number {
@@ -215,7 +219,10 @@ interface TransactionRowsQuery {
   limit: number;
 }
 
-/** Deposits and sends, each newest first (ties by id), at most `limit` of each. */
+/**
+ * Deposits and sends, each newest first (ties by id), at most `limit` of each,
+ * in one round trip: each half is its own limited, ordered select.
+ */
 async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
   // With a wallet the filter names the index's first column (an account id found in a subquery
   // for deposits), so PostgreSQL reads the index backwards and stops after `limit` rows; through
@@ -223,14 +230,17 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
   const depositAccount = q.walletId
     ? sql`${ledgerTransfers.creditAccountId} = (SELECT ${ledgerAccounts.id} FROM ${ledgerAccounts} WHERE ${ledgerAccounts.walletId} = ${q.walletId})`
     : eq(wallets.userId, q.userId);
-  const deposits = await db
+  const deposits = db
     .select({
+      kind: sql<"deposit" | "send">`'deposit'`.as("kind"),
       id: ledgerTransfers.id,
       date: ledgerTransfers.createdAt,
       walletId: wallets.id,
       amount: ledgerTransfers.amount,
       amountUsd: ledgerTransfers.amountUsd,
-      externalTxId: ledgerTransfers.externalTxId,
+      // A deposit's chain transaction id; a send's destination.
+      reference: ledgerTransfers.externalTxId,
+      status: sql<string | null>`NULL::text`.as("status"),
     })
     .from(ledgerTransfers)
     .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
@@ -244,14 +254,15 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     )
     .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
     .limit(q.limit);
-  const sends = await db
+  const sends = db
     .select({
+      kind: sql<"deposit" | "send">`'send'`.as("kind"),
       id: withdrawals.id,
       date: withdrawals.createdAt,
       walletId: withdrawals.walletId,
       amount: withdrawals.amount,
       amountUsd: withdrawals.amountUsd,
-      destination: withdrawals.destination,
+      reference: withdrawals.destination,
       status: withdrawals.status,
     })
     .from(withdrawals)
@@ -264,7 +275,15 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     )
     .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
     .limit(q.limit);
-  return { deposits, sends };
+  const rows = await unionAll(deposits, sends);
+  return {
+    deposits: rows.filter((r) => r.kind === "deposit").map((r) => ({ ...r, externalTxId: r.reference })),
+    sends: rows.flatMap((r) =>
+      r.kind === "send" && r.reference !== null && r.status !== null
+        ? [{ ...r, destination: r.reference, status: r.status }]
+        : [],
+    ),
+  };
 }
 
 /**
@@ -286,7 +305,7 @@ export async function clientBalances(
   }
   const before = opts.transactionsBefore;
 
-  const walletRows = await balancesForUser(db, userId);
+  const walletRows = await (opts.readWallets ? opts.readWallets() : balancesForUser(db, userId));
   const coinOf = new Map(walletRows.map((w) => [w.walletId, w.coin]));
   const balances: Record<string, string> = {};
   for (const w of walletRows) balances[w.walletId] = formatAmount(w.coin, w.units);
