@@ -17,7 +17,7 @@ import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { Toasts, type Toast } from "./components/toasts";
 import { csrfFor, honeypotFor, maskToken } from "./forms.server";
-import { commitSession, getSession, services } from "./session.server";
+import { commitSession, getSession, services, type FlashData } from "./session.server";
 
 // zod reaches the browser only with a form's checks, configured there (app/forms/z.ts).
 
@@ -36,16 +36,17 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   // A flash notice (a toast, in the spec) is shown once, on the next page. Its
   // id makes the same text twice in a row two toasts.
   let flash: Toast | undefined;
+  // A refused no-script form's reply, for the popup or modal it came from (record 037).
+  let formReply: FlashData["formReply"] | undefined;
   if (request.headers.get("Cookie")?.includes("ck_session")) {
     const session = await getSession(request, context);
     const notice = session.get("notice");
-    if (notice) {
-      flash = { id: crypto.randomUUID(), message: notice, kind: "success" };
-      headers.append("Set-Cookie", await commitSession(session, context));
-    }
+    formReply = session.get("formReply");
+    if (notice) flash = { id: crypto.randomUUID(), message: notice, kind: "success" };
+    if (notice || formReply) headers.append("Set-Cookie", await commitSession(session, context));
   }
   // Masked afresh for every response (record 035): the page may be compressed.
-  return data({ csrfToken: maskToken(csrfToken), honeypotInputProps, flash }, { headers });
+  return data({ csrfToken: maskToken(csrfToken), honeypotInputProps, flash, formReply }, { headers });
 }
 
 export function Layout({ children }: { children: React.ReactNode }) {

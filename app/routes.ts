@@ -11,8 +11,9 @@ export default [
     route("terms-and-conditions", "routes/terms-and-conditions.tsx"),
     route("privacy-policy", "routes/privacy-policy.tsx"),
     route("about-us", "routes/about-us.tsx"),
-    route("contact", "routes/contact.tsx"),
   ]),
+  // Form endpoints, not pages: a visit is sent to / (issue 15).
+  route("contact", "routes/contact.tsx"),
   route("fast-login", "routes/fast-login.tsx"),
   layout("routes/protected-layout.tsx", [
     route("home", "routes/home.tsx"),
@@ -20,8 +21,8 @@ export default [
     route("history", "routes/history.tsx"),
     route("notifications", "routes/notifications.tsx"),
     route("security", "routes/security.tsx"),
-    route("support", "routes/support.tsx"),
   ]),
+  route("support", "routes/support.tsx"),
   route("currency", "routes/currency.tsx"),
   route("unread-count", "routes/unread-count.tsx"),
   route("events", "routes/events.ts"),

@@ -19,6 +19,7 @@ import {
   SEND_KEY,
   sendFailureMessage,
   sendPrice,
+  usdtNetworkOf,
   usdValueOf,
   type SendErrors,
   type SendIntent,
@@ -65,26 +66,6 @@ export async function sendAction({
   context: Readonly<RouterContextProvider>;
   ticker: Ticker;
 }) {
-  // The server always checks: 'Send' and Confirm against the form's rules, the other buttons
-  // read the values only (see sendSchemaFor).
-  const submission = parseWithZod(formData, { schema: sendSchemaFor(intent) });
-  const values = readValues(formData);
-  const posted = formData.get("key");
-  const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
-  let key = keyOk ? posted : newSendKey();
-
-  const reply = (
-    step: SendReply["step"],
-    errors: SendErrors = {},
-    { invalid = [], status = 200 }: { invalid?: (keyof SendValues)[]; status?: number } = {},
-  ) => {
-    const { form: formErrors, ...fieldErrors } = errors;
-    const result = submission.reply(
-      formErrors || Object.keys(fieldErrors).length ? { formErrors, fieldErrors } : undefined,
-    );
-    return data({ send: { step, values, key, result, invalid } satisfies SendReply }, { status });
-  };
-
   // The wallet, its price and the display currency's rate: one load per
   // request, which the page's loaders that render this answer share (an
   // answered step costs no second load; only a Confirm's redirect loads anew).
@@ -94,20 +75,48 @@ export async function sendAction({
   // Only a wallet with an address can send (spec section 4): otherwise show the page as it is.
   if (!row || row.state !== "issued" || !row.walletId) throw redirect(path);
   const walletId = row.walletId;
+
+  // The server always checks: 'Send' and Confirm against the form's rules (the address by its
+  // network's), the other buttons read the values only (see sendSchemaFor).
+  const submission = parseWithZod(formData, {
+    schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }),
+  });
+  const values = readValues(formData);
+  const posted = formData.get("key");
+  const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
+  let key = keyOk ? posted : newSendKey();
+
+  const reply = (
+    step: SendReply["step"],
+    errors: SendErrors = {},
+    {
+      invalid = [],
+      status = 200,
+      filled,
+    }: { invalid?: (keyof SendValues)[]; status?: number; filled?: keyof SendValues } = {},
+  ) => {
+    const { form: formErrors, ...fieldErrors } = errors;
+    const result = submission.reply(
+      formErrors || Object.keys(fieldErrors).length ? { formErrors, fieldErrors } : undefined,
+    );
+    const send: SendReply = { step, values, key, result, invalid, ...(filled ? { filled } : {}) };
+    return data({ send }, { status });
+  };
+
   const price = sendPrice(ticker, row.price);
   const multiplier = parseDecimal(view.multiplier) ?? { units: 1n, scale: 0 };
   const noPrice = `No ${ticker} price is available right now, so the amounts cannot be converted.`;
 
   switch (intent) {
     case "edit":
-      return reply("form");
+      return reply("form", {}, { filled: "address" });
 
     case "full": {
       const balance = parseDecimal(row.balance) ?? ZERO;
       values.coin = fullAmount(balance);
       const coin = parseAmount(values.coin);
       if (coin && price) values.fiat = coinToFiat(coin, price, multiplier);
-      return reply("form");
+      return reply("form", {}, { filled: "coin" });
     }
 
     case "convert-coin": {
@@ -116,7 +125,7 @@ export async function sendAction({
       if (!coin) return reply("form", { coin: [AMOUNT_FORMAT] }, { status: 400 });
       if (!price) return reply("form", { form: [noPrice] }, { status: 400 });
       values.fiat = coinToFiat(coin, price, multiplier);
-      return reply("form");
+      return reply("form", {}, { filled: "fiat" });
     }
 
     case "convert-fiat": {
@@ -126,7 +135,7 @@ export async function sendAction({
       const coin = price ? fiatToCoin(fiat, price, multiplier) : undefined;
       if (coin === undefined) return reply("form", { form: [noPrice] }, { status: 400 });
       values.coin = coin;
-      return reply("form");
+      return reply("form", {}, { filled: "coin" });
     }
 
     case "review":

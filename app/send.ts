@@ -127,6 +127,20 @@ export function usdValueOf(coin: Decimal, price: Decimal | undefined): string {
  * on Ethereum or TRON depending on the deployment: the wallet's own address
  * says which.
  */
+/** The network USDT is sent on here, told by the wallet's own address (TRON's start with T). */
+export function usdtNetworkOf(ownAddress: string | null): "erc20" | "trc20" {
+  return ownAddress?.startsWith("T") ? "trc20" : "erc20";
+}
+
+/**
+ * The network a deposit must arrive on, as exchanges name it: the token
+ * standard where a coin's name alone is ambiguous (USDT, BNB).
+ */
+export function receiveNetwork(ticker: string, network: string, ownAddress: string | null): string {
+  if (ticker === "BNB") return "BNB Smart Chain (BEP-20)";
+  return sendNetwork(ticker, network, ownAddress);
+}
+
 export function sendNetwork(ticker: string, network: string, ownAddress: string | null): string {
   if (ticker !== "USDT" || !ownAddress) return network;
   if (ownAddress.startsWith("T")) return "TRON (TRC-20)";
@@ -169,6 +183,11 @@ export interface SendReply {
   result: SubmissionResult<string[]>;
   /** Fields to mark invalid beside a form-level message (the empty ones). */
   invalid: (keyof SendValues)[];
+  /**
+   * The field 'Full' or 'Convert' filled in: without scripts the page comes
+   * back with it focused, so it lands on the form, not at the top (issue 15).
+   */
+  filled?: keyof SendValues;
 }
 
 /**

@@ -9,6 +9,7 @@
 // shell's background requests (the unread-count poll, the live-event stream and
 // its reconnections, record 033); its 60 s data refresh runs only
 // while the user touches the page: a tab left open still times out.
+import type { SubmissionResult } from "@conform-to/react";
 import { memoize } from "../common/memo";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
@@ -34,13 +35,19 @@ export interface SessionData {
   /** Create-wallet step 2: the account exists, the user has not pressed Next yet. */
   created: SignedInUser;
   /** Restore flow state between steps; the phrase never travels in hidden inputs. */
-  restore: { step: 2 | 3; email: string; words?: string[] };
+  restore: { step: 1 | 2 | 3; email: string; words?: string[] };
   /** The preferred display currency; a fresh session (every login) starts at USD. */
   currency: string;
 }
 
 export interface FlashData {
   notice: string;
+  /**
+   * A refused form posted without scripts (the contact popup, the support
+   * modal): its errors and values, shown once by the popup or modal it was
+   * sent from (post → redirect → get, record 037).
+   */
+  formReply: { form: "contact" | "support"; result: SubmissionResult<string[]> };
 }
 
 export type AppSession = Session<SessionData, FlashData>;

@@ -3,7 +3,7 @@
 // holding a deposit, written through the backend's own domain functions.
 import { randomBytes } from "node:crypto";
 import { createAccount, type AccountsContext } from "../server/backend/domain/accounts.ts";
-import { validateAddress } from "../server/backend/domain/addresses.ts";
+import { validateAddress } from "../common/addresses.ts";
 import { creditDeposit } from "../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../server/backend/domain/wallets.ts";
 

@@ -13,16 +13,17 @@ import { useValidatedForm } from "./use-validated-form";
 /** Spec section 8: any unsuccessful answer. */
 export const CONTACT_FAILED = "Something went wrong";
 
-/** What /contact answers a post it refuses (with status 400, 429 or 502). */
+/** What /contact answers a scripted post it refuses (with status 400, 429 or 502). */
 export interface ContactActionData {
   result: SubmissionResult<string[]>;
   returnTo: string;
 }
 
 /**
- * The contact form (step 2 of the popup, and the /contact page). It posts to
- * /contact: with scripts through a fetcher (errors come back in place, success
- * is a redirect to the page at step 3), without scripts as a plain form.
+ * The contact form (step 2 of the popup). It posts to /contact: with scripts
+ * through a fetcher (errors come back in place, success is a redirect to the
+ * page at step 3), without scripts as a plain form (a refusal comes back to the
+ * popup as a flash: `lastResult`).
  */
 export function ContactForm({
   id,
@@ -33,7 +34,7 @@ export function ContactForm({
   id: string;
   /** The page to come back to, at step 3, once the message is sent. */
   returnTo: string;
-  /** The reply of a submission the server rendered (no scripts). */
+  /** The reply to a refused submission posted without scripts (a flash). */
   lastResult?: SubmissionResult<string[]> | undefined;
   /** Start here: the popup's step 2. */
   autoFocus?: boolean;
@@ -51,6 +52,7 @@ export function ContactForm({
   // of Send are news again, so each press counts as a new attempt.
   const [attempt, setAttempt] = useState(0);
   const emailInvalid = Boolean(fields.email.errors?.length);
+  const commentInvalid = Boolean(fields.comment.errors?.length);
   const formErrors = useFreshErrors(form.errors, attempt);
 
   return (
@@ -72,12 +74,15 @@ export function ContactForm({
       <AuthenticityTokenInput />
       <HoneypotInputs className="honeypot" />
       <input type="hidden" name="returnTo" value={returnTo} />
+      {/* Tells /contact to answer in place; a plain post is sent back to the popup. */}
+      {hydrated ? <input type="hidden" name="scripted" value="1" /> : null}
       <ContactField
         meta={fields.email}
         label="Email"
         attempt={attempt}
-        // Without scripts the browser focuses it; with them the popup does (see contact-popup.tsx).
-        autoFocus={(autoFocus && !hydrated) || emailInvalid}
+        // Without scripts the browser focuses it (unless another field comes back refused); with them
+        // the popup does (see contact-popup.tsx).
+        autoFocus={(autoFocus && !hydrated && !commentInvalid) || emailInvalid}
         start={autoFocus ? "2" : undefined}
         render={(props) => (
           <input {...props} type="email" autoComplete="email" inputMode="email" maxLength={254} />
@@ -87,7 +92,7 @@ export function ContactForm({
         meta={fields.comment}
         label="Comment"
         attempt={attempt}
-        autoFocus={!emailInvalid && Boolean(fields.comment.errors?.length)}
+        autoFocus={!emailInvalid && commentInvalid}
         render={(props) => <textarea {...props} rows={5} maxLength={MAX_COMMENT} />}
       />
       <div id={form.errorId} className="form-errors" role="alert">

@@ -1,5 +1,6 @@
 import { Form, Link, useLocation } from "react-router";
 import { ContactForm } from "./contact-form";
+import { useFlashedReply } from "./form-reply";
 import { useHydrated } from "./hydrated";
 import { CloseIcon } from "./icons";
 import { Modal } from "./modal";
@@ -61,6 +62,7 @@ export function ContactPopup({ supportEmail }: { supportEmail: string }) {
   const step = contactStep(location.search);
   const closeUrl = contactCloseUrl(location);
   const returnTo = closeUrl;
+  const refused = useFlashedReply("contact");
 
   return (
     <ContactDialog closeUrl={closeUrl} step={step}>
@@ -79,7 +81,7 @@ export function ContactPopup({ supportEmail }: { supportEmail: string }) {
           <p id="contact-text" className="muted">
             Leave your e-mail address and your message; we will answer by e-mail.
           </p>
-          <ContactForm id="contact-popup-form" returnTo={returnTo} autoFocus />
+          <ContactForm id="contact-popup-form" returnTo={returnTo} lastResult={refused} autoFocus />
         </>
       ) : (
         <>

@@ -1,7 +1,28 @@
 import { useEffect, useState } from "react";
+import { shortenAddress } from "../lib/format";
 import { useHydrated } from "./hydrated";
 import { CopyIcon } from "./icons";
 import { showToast } from "./toasts";
+
+/** Copies `text` on `copy()`; `copied` is true for 2 s after (and a toast is raised when asked). */
+function useCopy(text: string, toast: string | undefined) {
+  const [copied, setCopied] = useState(false);
+  useEffect(() => {
+    if (!copied) return;
+    const timer = setTimeout(() => setCopied(false), 2_000);
+    return () => clearTimeout(timer);
+  }, [copied]);
+  const copy = () => {
+    navigator.clipboard.writeText(text).then(
+      () => {
+        setCopied(true);
+        if (toast) showToast(toast);
+      },
+      () => showToast("Could not copy to the clipboard.", "error"),
+    );
+  };
+  return { copied, copy };
+}
 
 /**
  * 'Copy' that turns into 'Copied' for 2 s (and raises a toast when asked).
@@ -20,32 +41,41 @@ export function CopyButton({
   compact?: boolean;
 }) {
   const hydrated = useHydrated();
-  const [copied, setCopied] = useState(false);
-  useEffect(() => {
-    if (!copied) return;
-    const timer = setTimeout(() => setCopied(false), 2_000);
-    return () => clearTimeout(timer);
-  }, [copied]);
+  const { copied, copy } = useCopy(text, toast);
   if (!hydrated) return null;
-  const onClick = () => {
-    navigator.clipboard.writeText(text).then(
-      () => {
-        setCopied(true);
-        if (toast) showToast(toast);
-      },
-      () => showToast("Could not copy to the clipboard.", "error"),
-    );
-  };
   if (compact) {
     return (
-      <button type="button" className="icon-button icon-button-small" onClick={onClick} aria-label={label}>
+      <button type="button" className="icon-button icon-button-small" onClick={copy} aria-label={label}>
         <CopyIcon />
       </button>
     );
   }
   return (
-    <button type="button" className="button button-secondary" onClick={onClick}>
+    <button type="button" className="button button-secondary" onClick={copy}>
       <span aria-live="polite">{copied ? "Copied" : label}</span>
+    </button>
+  );
+}
+
+/**
+ * An address in a list: with scripts, shortened, and clicking it copies the
+ * whole address with a 'Copied' toast; without them, the whole address as
+ * plain text to select.
+ */
+export function CopyableAddress({ address, label }: { address: string; label: string }) {
+  const hydrated = useHydrated();
+  const { copy } = useCopy(address, "Copied");
+  if (!hydrated) return <span className="mono address-full">{address}</span>;
+  const short = shortenAddress(address);
+  return (
+    <button
+      type="button"
+      className="address-copy mono"
+      title={address}
+      onClick={copy}
+      aria-label={`${short}: copy the ${label} address`}
+    >
+      {short}
     </button>
   );
 }

@@ -7,6 +7,8 @@ import { onlyPhoneCharacters } from "../../common/support-texts";
 import { useAutoHide } from "./auto-hide";
 import { Field, FieldErrors, FormErrors } from "./field";
 import { CloseIcon } from "./icons";
+import { useFlashedReply } from "./form-reply";
+import { useHydrated } from "./hydrated";
 import { Modal, useCloseUrl } from "./modal";
 import { useValidatedForm } from "./use-validated-form";
 
@@ -81,10 +83,10 @@ function CommentField({ meta }: { meta: Meta }) {
 
 /**
  * The support form: Full name, Email (the user's, shown disabled), Phone,
- * Comment, Send. It posts to /support, which answers errors (400) or
- * redirects to `returnTo` with the flash 'Message sent!'. With scripts it
- * posts through a fetcher, so errors show in place and the redirect closes
- * the modal without a page load.
+ * Comment, Send. It posts to /support, which redirects to `returnTo` with the
+ * flash 'Message sent!'. With scripts it posts through a fetcher, so errors
+ * show in place (400) and the redirect closes the modal without a page load;
+ * without, a refusal comes back to the modal as a flash (`result`).
  */
 function SupportForm({
   email,
@@ -107,6 +109,7 @@ function SupportForm({
     lastResult,
   );
   const pending = fetcher.state !== "idle";
+  const hydrated = useHydrated();
   return (
     <>
       <div className="modal-head">
@@ -132,6 +135,8 @@ function SupportForm({
       >
         <AuthenticityTokenInput />
         <input type="hidden" name="returnTo" value={returnTo} />
+        {/* Tells /support to answer in place; a plain post is sent back to the modal. */}
+        {hydrated ? <input type="hidden" name="scripted" value="1" /> : null}
         <Field meta={fields.fullName} label="Full name" autoComplete="name" />
         <div className="field">
           <label htmlFor="support-email">Email</label>
@@ -153,30 +158,12 @@ function SupportForm({
 /** The Support modal (`?modal=support` on any signed-in page). */
 export function SupportModal({ email }: { email: string }) {
   const closeUrl = useCloseUrl();
+  // A refusal of a post made without scripts comes back here as a flash (record 037).
+  const refused = useFlashedReply("support");
   // Opened with scripts, the cursor starts in Full name (the dialog would focus the close link).
   return (
     <Modal labelledBy="support-title" initialFocus="input[name='fullName']">
-      <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={undefined} Heading="h2" />
+      <SupportForm email={email} returnTo={closeUrl} closeUrl={closeUrl} result={refused} Heading="h2" />
     </Modal>
-  );
-}
-
-/**
- * The same form as a page: what a post without scripts that needs correcting
- * comes back to. Cancel returns to the page the modal was opened on.
- */
-export function SupportPage({
-  email,
-  returnTo,
-  result,
-}: {
-  email: string;
-  returnTo: string;
-  result: SubmissionResult<string[]> | undefined;
-}) {
-  return (
-    <section className="card auth-card" aria-labelledby="support-title">
-      <SupportForm email={email} returnTo={returnTo} closeUrl={returnTo} result={result} Heading="h1" />
-    </section>
   );
 }

@@ -4,7 +4,7 @@ import type { ClientBalancesData } from "../backend.server";
 import { parseDecimal } from "../../common/decimal";
 import { formatDate, formatListAmount, shortenAddress } from "../lib/format";
 import { fiat } from "./money";
-import { CopyButton } from "./copy-button";
+import { CopyableAddress } from "./copy-button";
 
 /** A transaction as call 4 answers it. */
 export type TransactionItem = ClientBalancesData["transactions"][number];
@@ -21,25 +21,29 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`status status-${known?.tone ?? "other"}`}>{known?.label ?? status}</span>;
 }
 
-function AddressLine({ label, address }: { label: string; address: string | null }) {
+function AddressLine({ label, address, own }: { label: string; address: string | null; own: boolean }) {
   return (
     <div className="tx-detail">
       <dt>{label}</dt>
       <dd>
         {address ? (
           <>
-            <span className="mono" title={address}>
-              {shortenAddress(address)}
-            </span>
-            <CopyButton text={address} label={`Copy ${label.toLowerCase()} address`} toast="Copied" compact />
+            <CopyableAddress address={address} label={label.toLowerCase()} />
+            {own ? <span className="muted tx-own">(your wallet)</span> : null}
           </>
         ) : (
-          <span className="muted">Not recorded</span>
+          <span className="muted">{own ? "Your wallet" : "An outside address (not recorded)"}</span>
         )}
       </dd>
     </div>
   );
 }
+
+/** What the two address lines are called: the wallet page keeps the spec's words, /history says from and to. */
+const ADDRESS_LABELS = {
+  wallet: { from: "Output (from)", to: "Input (to)" },
+  history: { from: "From", to: "To" },
+} as const;
 
 /**
  * The transaction list (per coin and in /history): Date, Action, Amount,
@@ -52,7 +56,10 @@ export function TransactionList({
   currency,
   multiplier,
   expandId,
+  labels = "wallet",
 }: {
+  /** The wallet page's labels (spec: Output and Input) or /history's (spec: from and to). */
+  labels?: keyof typeof ADDRESS_LABELS;
   transactions: TransactionItem[];
   /** wallet id → the wallet's own address (the other side of each transfer). */
   walletAddresses: Record<string, string | null>;
@@ -101,8 +108,17 @@ export function TransactionList({
                   </span>
                 </summary>
                 <dl className="tx-details">
-                  <AddressLine label="Output" address={incoming ? null : own} />
-                  <AddressLine label="Input" address={incoming ? own : tx.recipient_wallet} />
+                  {/* A deposit comes from outside (its sender is not recorded) to the wallet; a send goes from it. */}
+                  <AddressLine
+                    label={ADDRESS_LABELS[labels].from}
+                    address={incoming ? null : own}
+                    own={!incoming}
+                  />
+                  <AddressLine
+                    label={ADDRESS_LABELS[labels].to}
+                    address={incoming ? own : tx.recipient_wallet}
+                    own={incoming}
+                  />
                   <div className="tx-detail">
                     <dt>Amount</dt>
                     <dd>

@@ -2,6 +2,8 @@
 // enhancement loaded when the form is first used (record 034), so zod is not
 // part of any page's first load. The rules themselves live in send.ts.
 import { z } from "./z";
+import { validateAddress, type UsdtNetwork } from "../../common/addresses";
+import type { Ticker } from "../../common/coins";
 import { AMOUNT_FORMAT } from "../../common/contract/amounts";
 import { isPositive, type Decimal } from "../../common/decimal";
 import {
@@ -30,28 +32,49 @@ export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: ty
  * The form's one schema, on the server always and in the browser as an
  * enhancement. All three values are required (one form-level message); the
  * amounts must be digits with one dot and at most 4 decimals; the coin amount
- * must be above 0. The address itself is checked by the backend, whose answer
- * is shown as 'Transaction failed: …'.
+ * must be above 0. The address is checked by sendSchemaTo's rule when the
+ * coin is known (the backend checks it again and its refusal shows as
+ * 'Transaction failed: …').
  */
-export const sendSchema = sendValuesSchema.superRefine((value, ctx) => {
-  if (!value.address || !value.coin || !value.fiat) {
-    ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
-    return;
-  }
-  const coin = parseAmount(value.coin);
-  if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
-  else if (!isPositive(truncate4(coin)))
-    ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
-  if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
-});
+export const sendSchema = sendSchemaTo(undefined);
+
+/** Which network's rules the receiver's address is checked by. */
+export interface AddressRule {
+  ticker: Ticker;
+  usdtNetwork: UsdtNetwork;
+}
+
+/**
+ * The form's schema; with `address`, the receiver's address is checked too, by
+ * the backend's own rules (common/addresses.ts: format and checksum), so a
+ * mistyped address is shown at its field before the risk warning asks to
+ * confirm a transfer to it.
+ */
+export function sendSchemaTo(address: AddressRule | undefined) {
+  return sendValuesSchema.superRefine((value, ctx) => {
+    if (!value.address || !value.coin || !value.fiat) {
+      ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
+      return;
+    }
+    if (address) {
+      const checked = validateAddress(address.ticker, value.address, { usdtNetwork: address.usdtNetwork });
+      if (!checked.ok) ctx.addIssue({ code: "custom", path: ["address"], message: checked.reason });
+    }
+    const coin = parseAmount(value.coin);
+    if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
+    else if (!isPositive(truncate4(coin)))
+      ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
+    if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
+  });
+}
 
 /**
  * The schema a press of a button is checked against: 'Send' (review) and
  * Confirm check the rules; 'Full', 'Convert' and the warning's Cancel only
  * read the values (a half-filled form may convert).
  */
-export function sendSchemaFor(intent: unknown) {
-  return intent === "review" || intent === "confirm" ? sendSchema : sendValuesSchema;
+export function sendSchemaFor(intent: unknown, address?: AddressRule) {
+  return intent === "review" || intent === "confirm" ? sendSchemaTo(address) : sendValuesSchema;
 }
 
 export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };

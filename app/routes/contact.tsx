@@ -1,47 +1,50 @@
 import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
 import { data, redirect } from "react-router";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server";
+import { backend, limitedAnswer } from "../api.server";
 import { contactFormSchema } from "../../common/support-message";
-import { CONTACT_FAILED, ContactForm, type ContactActionData } from "../components/contact-form";
+import { CONTACT_FAILED, type ContactActionData } from "../components/contact-form";
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
-import { useLegalFacts } from "../components/info-page";
 import { checkHoneypot, readForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
-import { requireAnonymous } from "../session.server";
+import { commitSession, requireAnonymous } from "../session.server";
 import type { Route } from "./+types/contact";
 
-// Where the public contact form posts, from the popup on any public page.
-// Success redirects back to that page with the popup at step 3 (post →
-// redirect → get: a reload never sends twice). Without scripts a refusal is
-// rendered here, as a page with the same form; with scripts the popup's
-// fetcher gets it and shows it in place.
+// Where the public contact form posts, from the popup on any public page; not
+// a page of its own (the spec has none: a visit is sent to /). Success
+// redirects back to that page with the popup at step 3 (post → redirect → get:
+// a reload never sends twice). A refusal: with scripts the popup's fetcher gets
+// it and shows it in place; without, it goes back to the popup at step 2 as a
+// flash, errors and values (record 037).
 
 const ORIGIN = "http://coinkeep.invalid";
 
-/** Only a path on this site, without the popup's own parameters; else /contact. */
+/** Only a path on this site, without the popup's own parameters; else /. */
 function safeReturnTo(value: FormDataEntryValue | null): string {
   const url = safeLocalUrl(value);
-  return url ? contactCloseUrl(url) : "/contact";
+  return url ? contactCloseUrl(url) : "/";
 }
 
-export function meta() {
-  return [{ title: "Contact us — Coinkeep" }];
-}
-
-// A limited attempt's Retry-After goes out with the page too (record 013).
-export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
-  return retryAfterOf(actionHeaders);
+export function loader() {
+  return redirect("/");
 }
 
 export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
-  await requireAnonymous(request, context);
+  const session = await requireAnonymous(request, context);
   await checkHoneypot(formData, context);
   const returnTo = safeReturnTo(formData.get("returnTo"));
+  // The popup's fetcher says so (scripts ran); a plain form post goes back to the popup.
+  const scripted = formData.get("scripted") === "1";
+  const refuse = async (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) => {
+    if (scripted) return data<ContactActionData>({ result, returnTo }, { status, headers });
+    session.flash("formReply", { form: "contact", result });
+    const back = new Headers(headers);
+    back.append("Set-Cookie", await commitSession(session, context));
+    return redirect(contactStepUrl(new URL(returnTo, ORIGIN), 2), { headers: back });
+  };
   const submission = parseWithZod(formData, { schema: contactFormSchema });
-  if (submission.status !== "success") {
-    return data<ContactActionData>({ result: submission.reply(), returnTo }, { status: 400 });
-  }
+  if (submission.status !== "success") return refuse(submission.reply(), 400);
   // The visitor's address (when the host knows it) goes with it: the client is the visitor's.
   const sent = await backend(context).requestMessage({
     kind: "contact",
@@ -50,34 +53,9 @@ export async function action({ request, context }: Route.ActionArgs) {
   });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
-    if (limited) {
-      return data<ContactActionData>(
-        { result: submission.reply({ formErrors: [limited.message] }), returnTo },
-        { status: limited.status, headers: limited.headers },
-      );
-    }
-    return data<ContactActionData>(
-      { result: submission.reply({ formErrors: [CONTACT_FAILED] }), returnTo },
-      { status: sent.kind === "network" ? 502 : 400 },
-    );
+    if (limited)
+      return refuse(submission.reply({ formErrors: [limited.message] }), limited.status, limited.headers);
+    return refuse(submission.reply({ formErrors: [CONTACT_FAILED] }), sent.kind === "network" ? 502 : 400);
   }
   return redirect(contactStepUrl(new URL(returnTo, ORIGIN), 3));
-}
-
-export default function Contact({ actionData }: Route.ComponentProps) {
-  const { supportEmail } = useLegalFacts();
-  return (
-    <section className="card auth-card" aria-labelledby="contact-page-title">
-      <h1 id="contact-page-title">Contact us</h1>
-      <p>
-        You can write to our support team at <a href={`mailto:${supportEmail}`}>{supportEmail}</a>, or send us
-        a message here.
-      </p>
-      <ContactForm
-        id="contact-page-form"
-        returnTo={actionData?.returnTo ?? "/contact"}
-        lastResult={actionData?.result}
-      />
-    </section>
-  );
 }

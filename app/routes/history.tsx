@@ -41,6 +41,7 @@ export default function History({ loaderData }: Route.ComponentProps) {
     <section aria-labelledby="history-title">
       <h1 id="history-title">History</h1>
       <TransactionList
+        labels="history"
         transactions={loaderData.transactions}
         walletAddresses={addresses}
         currency={view.currency}

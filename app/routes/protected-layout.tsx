@@ -28,6 +28,7 @@ import {
 import { lazyComponent } from "../components/lazy-component";
 import { Modal, useCloseUrl, useOpenUrl } from "../components/modal";
 import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
+import { useDisclosure } from "../components/use-disclosure";
 import { useLiveEvents } from "../components/use-live-events";
 import { multiply, ZERO } from "../../common/decimal";
 import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
@@ -155,7 +156,8 @@ function NavItems({
 function ExitModal() {
   const closeUrl = useCloseUrl();
   return (
-    <Modal labelledBy="exit-title">
+    // 'No' first (scripts or not): Enter on a freshly opened Exit must not sign out.
+    <Modal labelledBy="exit-title" initialFocus=".exit-no">
       <h2 id="exit-title">Are you sure you want to exit?</h2>
       <div className="actions">
         <Form method="post" action="/logout">
@@ -164,7 +166,7 @@ function ExitModal() {
             Yes
           </button>
         </Form>
-        <Link to={closeUrl} replace preventScrollReset className="button button-secondary" autoFocus>
+        <Link to={closeUrl} replace preventScrollReset className="button button-secondary exit-no" autoFocus>
           No
         </Link>
       </div>
@@ -315,12 +317,19 @@ function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean })
 /** Toggles open and closed; choosing a currency posts it (works without scripts). */
 export function CurrencyPicker({ current, id }: { current: string; id: string }) {
   const location = useLocation();
+  const { ref, close } = useDisclosure();
   return (
-    <details className="currency-picker">
+    <details className="currency-picker disclosure" ref={ref}>
       <summary aria-label={`Currency: ${current}. Change currency`}>
         {current} {currencySymbol(current)}
       </summary>
-      <Form method="post" action="/currency" className="currency-options" aria-labelledby={`${id}-label`}>
+      <Form
+        method="post"
+        action="/currency"
+        className="currency-options"
+        aria-labelledby={`${id}-label`}
+        onSubmit={close}
+      >
         <span id={`${id}-label`} className="visually-hidden">
           Choose a currency
         </span>
@@ -355,11 +364,8 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   useEffect(() => {
     refreshCount.current = refresh;
   });
-  const burger = useRef<HTMLDetailsElement>(null);
   // Following a link in the burger menu (or opening a modal from it) closes the menu.
-  const closeBurger = () => {
-    if (burger.current) burger.current.open = false;
-  };
+  const { ref: burger, close: closeBurger } = useDisclosure();
   // A modal opened from the menu hides the link that opened it: the menu's
   // button stands in as its opener, so focus comes back there when it closes.
   const closeBurgerForModal = () => {
@@ -387,9 +393,14 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
           <Logo />
         </Link>
-        <details className="burger" ref={burger}>
-          <summary aria-label="Menu">
+        <details className="burger disclosure" ref={burger}>
+          <summary aria-label={unread > 0 ? `Menu, ${unread} unread notifications` : "Menu"}>
             <MenuIcon />
+            {unread > 0 ? (
+              <span className="badge badge-dot" aria-hidden="true">
+                {unread}
+              </span>
+            ) : null}
           </summary>
           <nav aria-label="Menu">
             <NavItems
@@ -423,20 +434,30 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         <Outlet />
       </main>
       <nav className="bottom-bar" aria-label="Quick links">
-        <Link to="/home" aria-label="Wallet">
+        <NavLink to="/home">
           <WalletIcon />
-        </Link>
-        <a
-          href={loaderData.buyCryptoUrl}
-          target="_blank"
-          rel="noopener noreferrer"
-          aria-label="Buy Crypto (opens in a new tab)"
-        >
+          <span>Wallet</span>
+        </NavLink>
+        <a href={loaderData.buyCryptoUrl} target="_blank" rel="noopener noreferrer">
           <BuyIcon />
+          <span>
+            Buy<span className="visually-hidden"> Crypto (opens in a new tab)</span>
+          </span>
         </a>
-        <Link to="/history" aria-label="History">
+        <NavLink to="/history">
           <HistoryIcon />
-        </Link>
+          <span>History</span>
+        </NavLink>
+        <NavLink to="/notifications">
+          <BellIcon />
+          <span>Alerts</span>
+          {unread > 0 ? (
+            <span className="badge badge-dot">
+              {unread}
+              <span className="visually-hidden"> unread</span>
+            </span>
+          ) : null}
+        </NavLink>
       </nav>
       {params.get("modal") === "exit" ? <ExitModal /> : null}
       {params.get("modal") === "support" ? (

@@ -1,4 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
+import { useState } from "react";
 import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
@@ -10,7 +11,8 @@ import { ArrowLeftIcon, CloseIcon } from "../components/icons";
 import { SubmitButton } from "../components/submit-button";
 import { useValidatedForm } from "../components/use-validated-form";
 import { emailSchema, passwordSchema, wordsSchema } from "../forms/restore-wallet";
-import { WORD_FIELDS } from "../forms/words";
+import { splitPhrase, WORD_FIELDS } from "../forms/words";
+import { notPhraseWord } from "../forms/phrase-words.server";
 import { checkHoneypot, readForm } from "../forms.server";
 import {
   commitRotatedSession,
@@ -26,8 +28,7 @@ import type { Route } from "./+types/restore-wallet";
  * With scripts that happens on paste; without them, here.
  */
 function spreadWords(formData: FormData): FormData {
-  const first = String(formData.get("word1") ?? "");
-  const pasted = first.trim().split(/\s+/).filter(Boolean);
+  const pasted = splitPhrase(String(formData.get("word1") ?? ""));
   if (pasted.length < 2) return formData;
   pasted.slice(0, 12).forEach((word, i) => formData.set(`word${i + 1}`, word));
   return formData;
@@ -70,13 +71,15 @@ export async function action({ request, context }: Route.ActionArgs) {
     return redirect("/", { headers: { "Set-Cookie": await commitSession(session, context) } });
   }
   if (intent === "back") {
+    // Back keeps what was typed before: step 2 goes back to step 1 with the e-mail filled in.
     if (restore?.step === 3) session.set("restore", { step: 2, email: restore.email });
+    else if (restore?.step === 2) session.set("restore", { step: 1, email: restore.email });
     else session.unset("restore");
     return saveAndReload(request, session, context);
   }
 
   await checkHoneypot(formData, context);
-  if (intent === "email" || !restore) {
+  if (intent === "email" || !restore || restore.step === 1) {
     const submission = parseWithZod(formData, { schema: emailSchema });
     if (submission.status !== "success") {
       return data({ step: 1, result: submission.reply() }, { status: 400 });
@@ -120,6 +123,22 @@ export async function action({ request, context }: Route.ActionArgs) {
       return data({ step: 2, result: submission.reply() }, { status: 400 });
     }
     const words = WORD_FIELDS.map((name) => (submission.value[name] ?? "").toLowerCase());
+    // A word that no phrase can hold is named by its box (a typo), before any check is made.
+    const unknown = notPhraseWord(words);
+    if (unknown !== null) {
+      const field = WORD_FIELDS[unknown] ?? "word1";
+      return data(
+        {
+          step: 2,
+          result: submission.reply({
+            fieldErrors: {
+              [field]: [`Word ${unknown + 1} is not a word a 12-word phrase can hold: check its spelling.`],
+            },
+          }),
+        },
+        { status: 400 },
+      );
+    }
     const check = await api.checkPhrase({ email: restore.email, twelveWords: words });
     if (!check.ok) {
       const limited = limitedAnswer(check);
@@ -203,11 +222,13 @@ function StepNav({ step }: { step: number }) {
 
 type Result = SubmissionResult<string[]> | undefined;
 
-function EmailStep({ result }: { result: Result }) {
+function EmailStep({ result, email }: { result: Result; email: string | null }) {
+  // Back from step 2: the e-mail typed before is filled in again.
+  const [typedBefore] = useState<Result>(() => (email ? { initialValue: { email } } : undefined));
   const [form, fields] = useValidatedForm(
     "restore-email",
     () => import("../forms/restore-wallet").then((m) => m.emailSchema),
-    result,
+    result ?? typedBefore,
   );
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
@@ -225,9 +246,9 @@ function EmailStep({ result }: { result: Result }) {
   );
 }
 
-// Pasting several words into any box spreads them from that box on.
+// Pasting several words into any box spreads them from that box on (a numbered list too).
 function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
-  const words = event.clipboardData.getData("text").trim().split(/\s+/).filter(Boolean);
+  const words = splitPhrase(event.clipboardData.getData("text"));
   if (words.length < 2) return;
   event.preventDefault();
   const formEl = event.currentTarget.form;
@@ -248,6 +269,11 @@ function WordsStep({ result }: { result: Result }) {
     { revalidate: "onSubmit" },
   );
 
+  // A box whose word no phrase can hold (the server names it) is marked, and its message shown with the form's.
+  const wordErrors = WORD_FIELDS.flatMap(
+    (name) => (fields[name as keyof typeof fields] as (typeof fields)["word1"]).errors ?? [],
+  );
+  const errors = [...(form.errors ?? []), ...wordErrors];
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
       <AuthenticityTokenInput />
@@ -276,15 +302,18 @@ function WordsStep({ result }: { result: Result }) {
                 autoCorrect="off"
                 spellCheck={false}
                 autoFocus={i === 0 || undefined}
-                aria-invalid={form.errors?.length ? true : undefined}
-                aria-describedby={i === 0 ? "words-help" : undefined}
+                aria-invalid={form.errors?.length || field.errors?.length ? true : undefined}
+                aria-describedby={
+                  [i === 0 ? "words-help" : "", field.errors?.length ? form.errorId : ""].join(" ").trim() ||
+                  undefined
+                }
                 onPaste={(event) => onPaste(event, i)}
               />
             </div>
           );
         })}
       </fieldset>
-      <FormErrors id={form.errorId} errors={form.errors} />
+      <FormErrors id={form.errorId} errors={errors.length ? errors : undefined} />
       <div className="actions">
         <SubmitButton name="intent" value="words" pendingLabel="Checking...">
           Next
@@ -336,7 +365,7 @@ export default function RestoreWallet({ loaderData, actionData }: Route.Componen
       <StepNav step={step} />
       <h1 id="restore-title">Restore wallet</h1>
       <p className="step-indicator">Step {step} of 3</p>
-      {step === 1 ? <EmailStep result={result} /> : null}
+      {step === 1 ? <EmailStep result={result} email={loaderData.email} /> : null}
       {step === 2 ? <WordsStep result={result} /> : null}
       {step === 3 ? <PasswordStep result={result} /> : null}
     </section>

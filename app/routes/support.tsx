@@ -1,8 +1,9 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "react-router";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server";
+import { backend, limitedAnswer } from "../api.server";
 import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message";
-import { SupportPage, type SupportActionData } from "../components/support-modal";
+import type { SupportActionData } from "../components/support-modal";
 import { readForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
 import { commitSession, requireUser } from "../session.server";
@@ -27,24 +28,10 @@ const FIELD_OF: Record<string, string> = Object.fromEntries(
   Object.entries(SUPPORT_BODY_NAMES).map(([field, body]) => [body, field]),
 );
 
-export function meta() {
-  return [{ title: "Support — Coinkeep" }];
-}
-
-// A limited attempt's Retry-After goes out with the page too (record 013).
-export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
-  return retryAfterOf(actionHeaders);
-}
-
 // The modal lives on the page it was opened on (`?modal=support`); /support
-// itself shows the same form as a page (where a post without scripts that
-// needs correcting comes back to).
-export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
-  return {
-    email: user.email,
-    returnTo: safeReturnPath(new URL(request.url).searchParams.get("returnTo")),
-  };
+// is where its form posts, not a page of its own (a visit is sent to /).
+export function loader() {
+  return redirect("/");
 }
 
 // Call 12 with the signed-in user's e-mail (never a posted one). Success
@@ -54,10 +41,19 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   const { session, user } = await requireUser(request, context);
   const returnTo = safeReturnPath(formData.get("returnTo"));
+  // The modal's fetcher says so (scripts ran); a plain form post goes back to the modal (record 037).
+  const scripted = formData.get("scripted") === "1";
+  const refuse = async (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) => {
+    if (scripted) return data<SupportActionData>({ result, returnTo }, { status, headers });
+    session.flash("formReply", { form: "support", result });
+    const back = new Headers(headers);
+    back.append("Set-Cookie", await commitSession(session, context));
+    const modal = new URL(returnTo, "http://coinkeep.invalid");
+    modal.searchParams.set("modal", "support");
+    return redirect(`${modal.pathname}${modal.search}`, { headers: back });
+  };
   const submission = parseWithZod(formData, { schema: supportFormSchema });
-  if (submission.status !== "success") {
-    return data<SupportActionData>({ result: submission.reply(), returnTo }, { status: 400 });
-  }
+  if (submission.status !== "success") return refuse(submission.reply(), 400);
   const { fullName, phone = "", comment } = submission.value;
   // The visitor's address (when the host knows it) goes with it, for abuse handling: the client is the visitor's.
   const sent = await backend(context).requestMessage({
@@ -69,12 +65,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
-    if (limited) {
-      return data<SupportActionData>(
-        { result: submission.reply({ formErrors: [limited.message] }), returnTo },
-        { status: limited.status, headers: limited.headers },
-      );
-    }
+    if (limited)
+      return refuse(submission.reply({ formErrors: [limited.message] }), limited.status, limited.headers);
     const fieldErrors: Record<string, string[]> = {};
     const formErrors: string[] = [];
     if (sent.kind === "rejected") {
@@ -87,21 +79,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     } else {
       formErrors.push("Something went wrong");
     }
-    return data<SupportActionData>(
-      { result: submission.reply({ fieldErrors, formErrors }), returnTo },
-      { status: sent.kind === "rejected" ? 400 : 502 },
-    );
+    return refuse(submission.reply({ fieldErrors, formErrors }), sent.kind === "rejected" ? 400 : 502);
   }
   session.flash("notice", SUPPORT_TEXTS.sent);
   return redirect(returnTo, { headers: { "Set-Cookie": await commitSession(session, context) } });
-}
-
-export default function Support({ loaderData, actionData }: Route.ComponentProps) {
-  return (
-    <SupportPage
-      email={loaderData.email}
-      returnTo={actionData?.returnTo ?? loaderData.returnTo}
-      result={actionData?.result}
-    />
-  );
 }

@@ -4,7 +4,10 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
 import { INCOMING_TRANSACTION } from "../../common/literals";
 import { backend, transactionsBefore } from "../api.server";
+import { qrSvg } from "../lib/qr.server";
+import { loadWalletView } from "../wallet-view.server";
 import { CoinIcon } from "../components/coin-icon";
+import { CopyButton } from "../components/copy-button";
 import { CloseIcon, RefreshIcon } from "../components/icons";
 import { fiat } from "../components/money";
 import { SendPanel } from "../components/send/send-panel";
@@ -15,6 +18,7 @@ import { useHydrated } from "../components/hydrated";
 import { useWalletView } from "../components/use-wallet-view";
 import { readForm } from "../forms.server";
 import { formatWalletBalance, parseDecimal } from "../lib/format";
+import { receiveNetwork } from "../send";
 import { isSendIntent, newSendKey, sendAction } from "../send.server";
 import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/wallet";
@@ -36,6 +40,13 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (params.ticker !== coin.ticker.toLowerCase()) throw redirect(`/wallet/${coin.ticker.toLowerCase()}`);
 
   const url = new URL(request.url);
+  // The deposit address as a QR code, drawn here (the layout's view load is shared, not repeated).
+  const { view } = await loadWalletView(request, context);
+  const own = view.rows.find((r) => r.ticker === coin.ticker);
+  const receive =
+    own?.state === "issued" && own.address
+      ? { qr: qrSvg(own.address), network: receiveNetwork(coin.ticker, coin.network, own.address) }
+      : null;
   // One page of this coin's transactions, and one more to know whether there are older ones.
   const answer = await backend(context).clientBalances({
     email: user.email,
@@ -57,6 +68,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   return {
     ticker: coin.ticker,
     network: coin.network,
+    receive,
     transactions: page,
     olderThan: all.length > PAGE_SIZE ? (page.at(-1)?.date ?? null) : null,
     expand: url.searchParams.get("tx"),
@@ -113,6 +125,8 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
   const view = useWalletView();
   const revalidator = useRevalidator();
   const hydrated = useHydrated();
+  // Refresh (and the 60 s refresh) spins the icon while the page's data reloads.
+  const refreshing = revalidator.state === "loading";
   useRevealRow(loaderData.expand);
   const row = view.rows.find((r) => r.ticker === loaderData.ticker);
   if (!row) return null;
@@ -132,8 +146,9 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
         <div className="wallet-head-actions">
           <Link
             to={path}
-            className="icon-button"
-            aria-label="Refresh"
+            className={refreshing ? "icon-button is-refreshing" : "icon-button"}
+            aria-label={refreshing ? "Refreshing" : "Refresh"}
+            aria-busy={refreshing || undefined}
             onClick={(event) => {
               if (!hydrated) return;
               event.preventDefault();
@@ -157,7 +172,38 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
         {row.state === "issued" && row.address ? (
           <div className="wallet-address">
             <span className="muted">Wallet address</span>
-            <span className="mono address-text">{row.address}</span>
+            <span className="address-line">
+              <span className="mono address-text">{row.address}</span>
+              <CopyButton
+                text={row.address}
+                label={`Copy the ${row.ticker} address`}
+                toast="Copied"
+                compact
+              />
+            </span>
+          </div>
+        ) : null}
+        {row.state === "issued" && loaderData.receive ? (
+          <div className="receive">
+            <svg
+              className="receive-qr"
+              viewBox={`0 0 ${loaderData.receive.qr.size} ${loaderData.receive.qr.size}`}
+              role="img"
+              aria-label={`QR code of your ${row.ticker} address`}
+              shapeRendering="crispEdges"
+            >
+              <rect width={loaderData.receive.qr.size} height={loaderData.receive.qr.size} fill="#fff" />
+              <path d={loaderData.receive.qr.path} fill="#0f172a" />
+            </svg>
+            <div className="receive-text">
+              <p className="receive-network">
+                <span className="muted">Network</span> <strong>{loaderData.receive.network}</strong>
+              </p>
+              <p className="small muted">
+                Send only {row.ticker} on the {loaderData.receive.network} network to this address. Coins sent
+                on another network can be lost for good.
+              </p>
+            </div>
           </div>
         ) : null}
         {row.state === "issued" && row.address ? (

@@ -166,7 +166,11 @@ export function serverEnv(opts: ServerOptions): NodeJS.ProcessEnv {
 }
 
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
-  const child = spawnTracked(process.execPath, [path.join(root, "server/host/host.ts")], {
+  // BENCH_SERVER_PROFILE=<dir>: every server process (a cluster's workers too) writes a CPU
+  // profile there when it stops; `node scripts/bench/cpu-profile.ts <dir>` summarises them.
+  const profileDir = process.env.BENCH_SERVER_PROFILE;
+  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const child = spawnTracked(process.execPath, [...profile, path.join(root, "server/host/host.ts")], {
     cwd: root,
     env: serverEnv(opts),
     // One JSON log line per request: discarded (writing them is part of the server's cost).

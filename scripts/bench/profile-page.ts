@@ -4,11 +4,12 @@
 // (BENCH_PROFILE_ANONYMOUS=1 for a signed-out page such as /).
 // Seeds the page user (as the bench does) in a temporary embedded database.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import { printProfile } from "./cpu-profile.ts";
 import { cleanupAll, log, root, spawnTracked, stopChild } from "./lib.ts";
 import { PASSWORD, seedPageUser } from "./seed.ts";
 import { signInThroughForm } from "./sessions.ts";
@@ -68,50 +69,7 @@ try {
   await stopChild(child);
   const file = readdirSync(outDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error("no profile");
-  const profile = JSON.parse(readFileSync(path.join(outDir, file), "utf8")) as {
-    nodes: Array<{
-      id: number;
-      callFrame: { functionName: string; url: string; lineNumber: number };
-      children?: number[];
-    }>;
-    samples: number[];
-  };
-  const self = new Map<number, number>();
-  for (const id of profile.samples) self.set(id, (self.get(id) ?? 0) + 1);
-  const byFrame = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const key = `${node.callFrame.functionName || "(anon)"} ${node.callFrame.url.replace(/^.*node_modules\//u, "nm:").replace(root, "")}:${node.callFrame.lineNumber}`;
-    byFrame.set(key, (byFrame.get(key) ?? 0) + (self.get(node.id) ?? 0));
-  }
-  const total = profile.samples.length;
-  const groups = new Map<string, number>();
-  for (const node of profile.nodes) {
-    const url = node.callFrame.url;
-    const name = node.callFrame.functionName;
-    const group =
-      url.startsWith("wasm://") || url.includes("pglite")
-        ? "pglite"
-        : url.includes("node_modules/")
-          ? `nm:${url.split("node_modules/")[1]?.split("/")[0] ?? "?"}`
-          : url.startsWith("node:")
-            ? "node internals"
-            : url.includes("/build/server/")
-              ? "app (build/server)"
-              : url.includes("/server/") || url.includes("/common/")
-                ? "server/common"
-                : name.startsWith("(")
-                  ? name
-                  : "native/other";
-    groups.set(group, (groups.get(group) ?? 0) + (self.get(node.id) ?? 0));
-  }
-  console.log("by group:");
-  for (const [key, n] of [...groups].toSorted((a, b) => b[1] - a[1]).slice(0, 16)) {
-    console.log(`  ${((n / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
-  }
-  console.log(`self time, top 40 of ${total} samples (${path.join(outDir, file)}):`);
-  for (const [key, n] of [...byFrame].toSorted((a, b) => b[1] - a[1]).slice(0, 40)) {
-    console.log(`  ${((n / total) * 100).toFixed(1).padStart(5)} %  ${key}`);
-  }
+  printProfile(path.join(outDir, file));
 } finally {
   await cleanupAll();
   rmSync(dataDir, { recursive: true, force: true });

@@ -17,7 +17,7 @@ import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { COINS, TICKERS, type Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createAccount, type AccountsContext } from "../../server/backend/domain/accounts.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   holdWithdrawal,

@@ -7,7 +7,7 @@ import { coinFor, type Ticker } from "../../common/coins.ts";
 import type { BackendServices, Caller, Outcome, Principal } from "../../common/contract/client.ts";
 import { ANSWERS, refusal, tooManyAttempts, type Refusal } from "../../common/contract/refusals.ts";
 import { normalisePhrase } from "../../common/phrase.ts";
-import type { UsdtNetwork } from "./domain/addresses.ts";
+import type { UsdtNetwork } from "../../common/addresses.ts";
 import {
   changePassword,
   checkCredentials,

@@ -16,7 +16,7 @@ import { ConfigError, loadConfig, type Config } from "../host/config.ts";
 import { openDatabase, type AppDb, type Database } from "../backend/db/index.ts";
 import { messageReads, messages, users, withdrawals } from "../backend/db/schema.ts";
 import { createAccount, login, type AccountsContext } from "../backend/domain/accounts.ts";
-import { validateAddress } from "../backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../backend/domain/amounts.ts";
 import { deriveServerKeys } from "../backend/domain/crypto.ts";
 import { creditDeposit, holdWithdrawal, postWithdrawal, voidWithdrawal } from "../backend/domain/ledger.ts";

@@ -20,7 +20,7 @@ import { REFUSALS } from "../../common/contract/refusals.ts";
 import { eq } from "drizzle-orm";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";

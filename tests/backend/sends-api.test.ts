@@ -6,7 +6,7 @@ import { count, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
 import { sendRequests, withdrawals } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";

@@ -7,7 +7,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { withdrawals } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   postWithdrawal,

@@ -8,7 +8,7 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   postWithdrawal,

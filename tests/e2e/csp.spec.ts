@@ -14,7 +14,7 @@ const PUBLIC_PAGES = [
   "/terms-and-conditions",
   "/privacy-policy",
   "/about-us",
-  "/contact",
+  "/about-us?modal=contact&step=2",
   "/fast-login",
   "/no-such-page",
   "/?modal=contact",
@@ -27,7 +27,7 @@ const SIGNED_IN_PAGES = [
   "/history",
   "/notifications",
   "/security",
-  "/support",
+  "/history?modal=support",
   "/home?modal=support",
   "/home?modal=exit",
 ];

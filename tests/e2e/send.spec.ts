@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, test as base } from "./fixtures";
+import { validateAddress } from "../../common/addresses";
 import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers";
 
 const test = base.extend<{
@@ -390,32 +391,34 @@ test.describe("send", () => {
     await expect(balance(page)).toHaveText("Balance: 1.1000 ETH");
   });
 
-  test("a bad or own address: 'Transaction failed: …', the values kept, nothing sent", async ({
+  // Issue 15, defect 3: the warning used to ask to confirm a transfer "to: not-an-address".
+  test("a bad address is shown at its field before any warning; an own address: 'Transaction failed: …'; nothing sent", async ({
     page,
     holder,
   }, testInfo) => {
     const { user, address: own } = holder;
     await openForm(page, testInfo);
+    const fieldError = page.locator("#send-address-error");
     // One letter's case changed: the EIP-55 checksum no longer matches.
     const typo = RECEIVER.replace("48F3", "48f3");
     expect(typo).not.toBe(RECEIVER);
-    await fillForm(page, testInfo, typo, "0.1");
-    await review(page);
-    await warning(page).getByRole("button", { name: "Confirm" }).click();
-    const failure = page.locator(".send-errors");
-    await expect(failure).toHaveText(/^Transaction failed: This is not a valid Ethereum address: .*checksum/);
-    await expect(address(page)).toHaveValue(typo);
-    await expect(coinAmount(page)).toHaveValue("0.1");
-    if (jsEnabled(testInfo)) await expect(sendButton(page)).toBeFocused();
-    await expect(sendButton(page)).toHaveAccessibleDescription(/^Transaction failed: /);
+    for (const bad of [typo, "not-an-address"]) {
+      const rule = validateAddress("ETH", bad);
+      if (rule.ok) throw new Error("a bad address passed");
+      await fillForm(page, testInfo, bad, "0.1");
+      await sendButton(page).click();
+      // The backend's own sentence, at the field; no warning opens.
+      await expect(fieldError).toHaveText(rule.reason);
+      await expect(warning(page)).toHaveCount(0);
+      await expect(address(page)).toHaveAttribute("aria-invalid", "true");
+      await expect(address(page)).toHaveValue(bad);
+      await expect(coinAmount(page)).toHaveValue("0.1");
+      if (jsEnabled(testInfo)) await expect(address(page)).toBeFocused();
+    }
+    expect(validateAddress("ETH", typo)).toMatchObject({ reason: expect.stringMatching(/checksum/) });
     await expectAccessible(page);
 
-    await address(page).fill("not an address");
-    await review(page);
-    await warning(page).getByRole("button", { name: "Confirm" }).click();
-    await expect(failure).toHaveText(/^Transaction failed: \S/);
-    await expect(address(page)).toHaveValue("not an address");
-
+    const failure = page.locator(".send-errors");
     await address(page).fill(own);
     await review(page);
     await warning(page).getByRole("button", { name: "Confirm" }).click();

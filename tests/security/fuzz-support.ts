@@ -22,7 +22,7 @@ import {
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import { validateAddress } from "../../server/backend/domain/addresses.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";

@@ -104,13 +104,13 @@ describeBuilt("web forms under hostile input (a host over the production build)"
     { page: "/login", signedIn: false },
     { page: "/create-wallet", signedIn: false },
     { page: "/restore-wallet", signedIn: false },
-    { page: "/contact", signedIn: false },
+    { page: "/about-us?modal=contact&step=2", signedIn: false },
     { page: "/home", signedIn: true },
     { page: "/home?modal=support", signedIn: true },
     { page: "/wallet/eth?send", signedIn: true },
     { page: "/wallet/btc", signedIn: true },
     { page: "/security", signedIn: true },
-    { page: "/support", signedIn: true },
+    { page: "/history?modal=support", signedIn: true },
     { page: "/notifications", signedIn: true },
   ];
 

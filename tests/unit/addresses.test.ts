@@ -6,7 +6,7 @@ import { hexToBytes } from "@noble/hashes/utils.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { describe, expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
-import { validateAddress, type UsdtNetwork } from "../../server/backend/domain/addresses.ts";
+import { validateAddress, type UsdtNetwork } from "../../common/addresses.ts";
 
 const b58check = createBase58check(sha256);
 const BECH32_ALPHABET = "qpzry9x8gf2tvdw0s3jn54khce6mua7l";

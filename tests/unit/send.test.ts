@@ -12,7 +12,9 @@ import {
   fullAmount,
   parseAmount,
   sendFailureMessage,
+  receiveNetwork,
   sendNetwork,
+  usdtNetworkOf,
   sendPrice,
   usdValueOf,
   withCoinAmount,
@@ -172,6 +174,50 @@ describe("the send form's rules", () => {
       "Ethereum (ERC-20)",
     );
     expect(sendNetwork("ETH", "Ethereum", "0x8f34")).toBe("Ethereum");
+  });
+
+  test("the receive panel names the network as exchanges do (token standard where the name is ambiguous)", () => {
+    expect(receiveNetwork("BNB", "BNB Smart Chain", "0x8f348F300873Fd5DA36950B2aC75a26584584feE")).toBe(
+      "BNB Smart Chain (BEP-20)",
+    );
+    expect(receiveNetwork("USDT", "Ethereum (ERC-20)", "TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio")).toBe(
+      "TRON (TRC-20)",
+    );
+    expect(receiveNetwork("USDT", "Ethereum (ERC-20)", "0x8f348F300873Fd5DA36950B2aC75a26584584feE")).toBe(
+      "Ethereum (ERC-20)",
+    );
+    expect(receiveNetwork("TRX", "TRON", "TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio")).toBe("TRON");
+    expect(usdtNetworkOf("TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio")).toBe("trc20");
+    expect(usdtNetworkOf("0x8f348F300873Fd5DA36950B2aC75a26584584feE")).toBe("erc20");
+  });
+
+  test("with its coin known, the send schema checks the address by the backend's rules", () => {
+    const values = { coin: "0.1", fiat: "1" };
+    const bad = sendSchemaFor("review", { ticker: "BTC", usdtNetwork: "erc20" }).safeParse({
+      ...values,
+      address: "not-an-address",
+    });
+    expect(bad.error?.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+      ["address", "This is not a valid Bitcoin address: it contains characters that never appear in one."],
+    ]);
+    const good = sendSchemaFor("review", { ticker: "BTC", usdtNetwork: "erc20" }).safeParse({
+      ...values,
+      address: "bc1quvuarfksewfeuevuc6tn0kfyptgjvwsvrprk9d",
+    });
+    expect(good.success).toBe(true);
+    // A TRON address for USDT where USDT goes on TRON, and the other way round.
+    const tron = { ...values, address: "TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio" };
+    expect(sendSchemaFor("confirm", { ticker: "USDT", usdtNetwork: "trc20" }).safeParse(tron).success).toBe(
+      true,
+    );
+    expect(sendSchemaFor("confirm", { ticker: "USDT", usdtNetwork: "erc20" }).safeParse(tron).success).toBe(
+      false,
+    );
+    // 'Full' and 'Convert' only read the values.
+    expect(
+      sendSchemaFor("full", { ticker: "BTC", usdtNetwork: "erc20" }).safeParse({ ...values, address: "x" })
+        .success,
+    ).toBe(true);
   });
 });
 

@@ -1,11 +1,13 @@
 import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import type { Ticker } from "../../../common/coins";
 import { parseDecimal, ZERO } from "../../../common/decimal";
 import { formatWalletBalance } from "../../lib/format";
 import {
   fullAmount,
   sendNetwork,
   sendPrice,
+  usdtNetworkOf,
   withCoinAmount,
   withFiatAmount,
   type SendReply,
@@ -40,7 +42,7 @@ export function SendForm({
   initiallyOpen,
   reply,
 }: {
-  ticker: string;
+  ticker: Ticker;
   /** The coin's network (USDT's is told by the wallet's own address). */
   network: string;
   ownAddress: string;
@@ -64,6 +66,7 @@ export function SendForm({
   const available = parseDecimal(balance) ?? ZERO;
 
   const send = useSendForm({
+    addressRule: { ticker, usdtNetwork: usdtNetworkOf(ownAddress) },
     sendKey,
     initiallyOpen,
     reply,
@@ -77,8 +80,11 @@ export function SendForm({
   const { values, shown, formErrors } = send;
 
   const confirmOpen = send.step === "confirm";
-  // Without scripts, the first field with an error takes the focus when the page comes back.
-  const firstInvalid = hydrated ? undefined : FIELDS.find((name) => send.fieldInvalid(name));
+  // Without scripts, the first field with an error takes the focus when the page comes back, or
+  // else the one 'Full' or 'Convert' filled in: the page lands on the form, not at its top.
+  const startField = hydrated
+    ? undefined
+    : (FIELDS.find((name) => send.fieldInvalid(name)) ?? (formErrors.length ? undefined : reply?.filled));
   const confirming = navigation.state === "submitting" && navigation.formData?.get("intent") === "confirm";
 
   return (
@@ -110,7 +116,7 @@ export function SendForm({
           onChange={(address) => send.setValues({ ...values, address })}
           aria={send.fieldAria("address")}
           errors={shown.address}
-          autoFocus={(initiallyOpen && !reply) || firstInvalid === "address"}
+          autoFocus={(initiallyOpen && !reply) || startField === "address"}
         />
         <AmountFields
           ticker={ticker}
@@ -128,7 +134,7 @@ export function SendForm({
           }
           aria={send.fieldAria}
           errors={(name) => shown[name]}
-          autoFocus={firstInvalid === "coin" || firstInvalid === "fiat" ? firstInvalid : undefined}
+          autoFocus={startField === "coin" || startField === "fiat" ? startField : undefined}
         />
 
         <div className="actions">
@@ -138,7 +144,7 @@ export function SendForm({
             value="review"
             className="button button-primary"
             aria-describedby={formErrors.length ? IDS.formError : undefined}
-            autoFocus={(!hydrated && !firstInvalid && formErrors.length > 0) || undefined}
+            autoFocus={(!hydrated && !startField && formErrors.length > 0) || undefined}
           >
             Send {ticker}
           </button>

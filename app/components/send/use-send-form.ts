@@ -8,7 +8,7 @@ import {
   type SendReply,
   type SendValues,
 } from "../../send";
-import type { sendSchemaFor } from "../../forms/send";
+import type { AddressRule, sendSchemaFor } from "../../forms/send";
 import { useLazyValidation } from "../use-validated-form";
 import { useTimedErrors } from "./timed-errors";
 
@@ -52,7 +52,10 @@ export function useSendForm({
   initiallyOpen,
   reply,
   fillIn,
+  addressRule,
 }: {
+  /** The network whose rules the receiver's address follows. */
+  addressRule: AddressRule;
   sendKey: string;
   initiallyOpen: boolean;
   reply: SendReply | undefined;
@@ -83,7 +86,9 @@ export function useSendForm({
   }
 
   const validate = useLazyValidation<ReturnType<typeof sendSchemaFor>>(IDS.form, () =>
-    import("../../forms/send").then((m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"))),
+    import("../../forms/send").then(
+      (m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"), addressRule),
+    ),
   );
   const [form, fields] = useForm<FieldName>({
     id: IDS.form,

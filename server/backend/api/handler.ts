@@ -22,7 +22,7 @@ import type { BackendServices, Caller, Outcome } from "../../../common/contract/
 import { refusal, type Issue } from "../../../common/contract/refusals.ts";
 import { log } from "../../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
-import type { UsdtNetwork } from "../domain/addresses.ts";
+import type { UsdtNetwork } from "../../../common/addresses.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../domain/rate-limits.ts";
 import { createServices, type ServicesContext } from "../services.ts";

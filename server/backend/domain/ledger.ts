@@ -262,7 +262,7 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
 export interface HoldWithdrawalInput {
   walletId: string;
   units: bigint;
-  /** Where to send; validated by the caller (server/backend/domain/addresses.ts). */
+  /** Where to send; validated by the caller (common/addresses.ts). */
   destination: string;
   /** The USD value at request time, a plain decimal string (or null when unknown). */
   amountUsd: string | null;

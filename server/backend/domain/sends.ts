@@ -20,7 +20,7 @@ import { SEND_DECIMALS } from "../../../common/contract/amounts.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
-import { validateAddress, type UsdtNetwork } from "./addresses.ts";
+import { validateAddress, type UsdtNetwork } from "../../../common/addresses.ts";
 import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
 import { holdSend, isUuid, type HoldSendResult } from "./ledger.ts";
 

@@ -101,7 +101,7 @@ export type IssueAddressResult =
 
 /**
  * Gives a requested wallet its deposit address, once. The caller validates the
- * address first (validateAddress in server/backend/domain/addresses.ts) and passes its
+ * address first (validateAddress in common/addresses.ts) and passes its
  * normalised form.
  */
 export async function issueAddress(

@@ -64,7 +64,7 @@ wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
     async run(ctx, { walletId, address: rawAddress }) {
       const [wallets, addresses] = await Promise.all([
         import("../../backend/domain/wallets.ts"),
-        import("../../backend/domain/addresses.ts"),
+        import("../../../common/addresses.ts"),
       ]);
       const wallet = await wallets.findWallet(ctx.db, walletId);
       if (!wallet) throw new OpsError(`No wallet with id ${walletId}.`);

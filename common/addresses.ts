@@ -31,7 +31,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { base58, base58xrp, bech32, bech32m, createBase58check } from "@scure/base";
-import { COINS, type Ticker } from "../../../common/coins.ts";
+import { COINS, type Ticker } from "./coins.ts";
 
 export type UsdtNetwork = "erc20" | "trc20";
 
