@@ -16,11 +16,14 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             {
-              // React, React DOM, React Router, remix-utils' components: every page.
+              // React, React DOM, React Router, remix-utils' components: every page. Not what only
+              // lazily loaded code uses: zod and conform (the forms' checks), @noble and @scure (the
+              // send form's address check, common/addresses.ts).
               name: "vendor",
               priority: 3,
               test: (id: string) =>
-                /node_modules/u.test(id) && !/node_modules[\\/](zod|@conform-to)[\\/]/u.test(id),
+                /node_modules/u.test(id) &&
+                !/node_modules[\\/](zod|@conform-to|@noble|@scure)[\\/]/u.test(id),
             },
             {
               // What the public and the signed-in pages share (root, forms, dialogs).

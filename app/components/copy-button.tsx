@@ -1,11 +1,10 @@
 import { useEffect, useState } from "react";
-import { shortenAddress } from "../lib/format";
 import { useHydrated } from "./hydrated";
 import { CopyIcon } from "./icons";
 import { showToast } from "./toasts";
 
 /** Copies `text` on `copy()`; `copied` is true for 2 s after (and a toast is raised when asked). */
-function useCopy(text: string, toast: string | undefined) {
+export function useCopy(text: string, toast: string | undefined) {
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -53,29 +52,6 @@ export function CopyButton({
   return (
     <button type="button" className="button button-secondary" onClick={copy}>
       <span aria-live="polite">{copied ? "Copied" : label}</span>
-    </button>
-  );
-}
-
-/**
- * An address in a list: with scripts, shortened, and clicking it copies the
- * whole address with a 'Copied' toast; without them, the whole address as
- * plain text to select.
- */
-export function CopyableAddress({ address, label }: { address: string; label: string }) {
-  const hydrated = useHydrated();
-  const { copy } = useCopy(address, "Copied");
-  if (!hydrated) return <span className="mono address-full">{address}</span>;
-  const short = shortenAddress(address);
-  return (
-    <button
-      type="button"
-      className="address-copy mono"
-      title={address}
-      onClick={copy}
-      aria-label={`${short}: copy the ${label} address`}
-    >
-      {short}
     </button>
   );
 }

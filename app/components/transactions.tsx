@@ -4,7 +4,8 @@ import type { ClientBalancesData } from "../backend.server";
 import { parseDecimal } from "../../common/decimal";
 import { formatDate, formatListAmount, shortenAddress } from "../lib/format";
 import { fiat } from "./money";
-import { CopyableAddress } from "./copy-button";
+import { useCopy } from "./copy-button";
+import { useHydrated } from "./hydrated";
 
 /** A transaction as call 4 answers it. */
 export type TransactionItem = ClientBalancesData["transactions"][number];
@@ -21,6 +22,23 @@ export function StatusBadge({ status }: { status: string }) {
   return <span className={`status status-${known?.tone ?? "other"}`}>{known?.label ?? status}</span>;
 }
 
+/**
+ * An address in a list: with scripts, shortened, and clicking it copies the
+ * whole address with a 'Copied' toast; without them, the whole address as
+ * plain text to select.
+ */
+function CopyableAddress({ address }: { address: string }) {
+  const hydrated = useHydrated();
+  const { copy } = useCopy(address, "Copied");
+  if (!hydrated) return <span className="mono address-full">{address}</span>;
+  const short = shortenAddress(address);
+  return (
+    <button type="button" className="address-copy mono" onClick={copy} aria-label={`Copy ${short}`}>
+      {short}
+    </button>
+  );
+}
+
 function AddressLine({ label, address, own }: { label: string; address: string | null; own: boolean }) {
   return (
     <div className="tx-detail">
@@ -28,11 +46,11 @@ function AddressLine({ label, address, own }: { label: string; address: string |
       <dd>
         {address ? (
           <>
-            <CopyableAddress address={address} label={label.toLowerCase()} />
+            <CopyableAddress address={address} />
             {own ? <span className="muted tx-own">(your wallet)</span> : null}
           </>
         ) : (
-          <span className="muted">{own ? "Your wallet" : "An outside address (not recorded)"}</span>
+          <span className="muted">An outside address (not recorded)</span>
         )}
       </dd>
     </div>

@@ -18,12 +18,11 @@ export function useDisclosure(): {
     const details = ref.current;
     if (!details) return;
     const onKeyDown = (event: KeyboardEvent) => {
+      // (No menu is open under a modal dialog: the menus close as one opens.)
       if (event.key !== "Escape" || !details.open || event.defaultPrevented) return;
-      // A dialog open above the page has Escape first (it cancels itself).
-      if (document.querySelector("dialog[open]:modal")) return;
       event.preventDefault();
       details.open = false;
-      details.querySelector<HTMLElement>(":scope > summary")?.focus();
+      details.querySelector("summary")?.focus();
     };
     document.addEventListener("keydown", onKeyDown);
     return () => document.removeEventListener("keydown", onKeyDown);

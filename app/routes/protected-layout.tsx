@@ -438,11 +438,14 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
           <WalletIcon />
           <span>Wallet</span>
         </NavLink>
-        <a href={loaderData.buyCryptoUrl} target="_blank" rel="noopener noreferrer">
+        <a
+          href={loaderData.buyCryptoUrl}
+          target="_blank"
+          rel="noopener noreferrer"
+          aria-label="Buy Crypto (opens in a new tab)"
+        >
           <BuyIcon />
-          <span>
-            Buy<span className="visually-hidden"> Crypto (opens in a new tab)</span>
-          </span>
+          Buy
         </a>
         <NavLink to="/history">
           <HistoryIcon />

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { Suspense, useEffect } from "react";
 import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
@@ -11,7 +11,7 @@ import { CopyButton } from "../components/copy-button";
 import { CloseIcon, RefreshIcon } from "../components/icons";
 import { fiat } from "../components/money";
 import { SendPanel } from "../components/send/send-panel";
-import { SendSuccess } from "../components/send-success";
+import { lazyComponent } from "../components/lazy-component";
 import { SubmitButton } from "../components/submit-button";
 import { TransactionList } from "../components/transactions";
 import { useHydrated } from "../components/hydrated";
@@ -27,6 +27,12 @@ import type { Route } from "./+types/wallet";
 // transactions' pages back; /history shows 50 a page across coins). Each row is rendered,
 // sent twice (HTML and hydration data) and hydrated: 20 keeps the page light on a slow phone.
 const PAGE_SIZE = 20;
+
+// 'Sent!' is shown only after a send: its code loads then (the send form starts fetching it as
+// it opens), and the server renders it in place (record 034).
+const { Component: SendSuccess } = lazyComponent(() =>
+  import("../components/send-success").then((m) => m.SendSuccess),
+);
 
 export function meta({ params }: Route.MetaArgs) {
   return [{ title: `${(params.ticker ?? "").toUpperCase()} wallet — Coinkeep` }];
@@ -132,7 +138,7 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
   if (!row) return null;
   const balance = parseDecimal(row.balance);
   const path = `/wallet/${row.ticker.toLowerCase()}`;
-  const sent = loaderData.sent;
+  const { sent, receive } = loaderData;
   const reply = actionData && "send" in actionData ? actionData.send : undefined;
   return (
     <section aria-labelledby="coin-title" className="wallet-page">
@@ -146,8 +152,8 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
         <div className="wallet-head-actions">
           <Link
             to={path}
-            className={refreshing ? "icon-button is-refreshing" : "icon-button"}
-            aria-label={refreshing ? "Refreshing" : "Refresh"}
+            className="icon-button"
+            aria-label="Refresh"
             aria-busy={refreshing || undefined}
             onClick={(event) => {
               if (!hydrated) return;
@@ -183,38 +189,37 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
             </span>
           </div>
         ) : null}
-        {row.state === "issued" && loaderData.receive ? (
+        {row.state === "issued" && receive ? (
           <div className="receive">
             <svg
-              className="receive-qr"
-              viewBox={`0 0 ${loaderData.receive.qr.size} ${loaderData.receive.qr.size}`}
+              viewBox={`0 0 ${receive.qr.size} ${receive.qr.size}`}
               role="img"
               aria-label={`QR code of your ${row.ticker} address`}
-              shapeRendering="crispEdges"
             >
-              <rect width={loaderData.receive.qr.size} height={loaderData.receive.qr.size} fill="#fff" />
-              <path d={loaderData.receive.qr.path} fill="#0f172a" />
+              <path d={receive.qr.path} />
             </svg>
-            <div className="receive-text">
+            <div>
               <p className="receive-network">
-                <span className="muted">Network</span> <strong>{loaderData.receive.network}</strong>
+                <span className="muted">Network</span> <strong>{receive.network}</strong>
               </p>
               <p className="small muted">
-                Send only {row.ticker} on the {loaderData.receive.network} network to this address. Coins sent
-                on another network can be lost for good.
+                Send only {row.ticker} on the {receive.network} network to this address. Coins sent on another
+                network can be lost for good.
               </p>
             </div>
           </div>
         ) : null}
         {row.state === "issued" && row.address ? (
           sent ? (
-            <SendSuccess
-              ticker={row.ticker}
-              amount={sent.amount}
-              address={sent.address}
-              anotherHref={`${path}?send=1`}
-              detailsHref={`${path}?tx=${encodeURIComponent(sent.newestId)}#tx-${sent.newestId}`}
-            />
+            <Suspense fallback={null}>
+              <SendSuccess
+                ticker={row.ticker}
+                amount={sent.amount}
+                address={sent.address}
+                anotherHref={`${path}?send=1`}
+                detailsHref={`${path}?tx=${encodeURIComponent(sent.newestId)}#tx-${sent.newestId}`}
+              />
+            </Suspense>
           ) : (
             <SendPanel
               ticker={row.ticker}

@@ -1,3 +1,4 @@
+import { useEffect } from "react";
 import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import type { Ticker } from "../../../common/coins";
@@ -61,6 +62,10 @@ export function SendForm({
 }) {
   const hydrated = useHydrated();
   const navigation = useNavigation();
+  // The 'Sent!' view comes next: its code is fetched while the form is filled in.
+  useEffect(() => {
+    void import("../send-success");
+  }, []);
   const price = sendPrice(ticker, lastPrice);
   const multiplier = parseDecimal(multiplierText) ?? { units: 1n, scale: 0 };
   const available = parseDecimal(balance) ?? ZERO;
