@@ -57,6 +57,7 @@ test.describe("wallet list", () => {
       await expect(coinRows(page)).toHaveCount(1);
       expect(page.url()).not.toContain("q=");
       await search.fill("ETH");
+      await expect(coinRows(page)).toHaveCount(2);
       expect(await tickersInOrder(page)).toEqual(["ETH", "USDT"]); // Tether contains "eth"
     } else {
       await search.fill("dog");
@@ -65,6 +66,9 @@ test.describe("wallet list", () => {
       await expect(coinRows(page)).toHaveCount(1);
       await search.fill("ETH");
       await page.getByRole("button", { name: "Search" }).click();
+      // The list is read once the new page is there (not the old one while it loads).
+      await expect(page).toHaveURL(/\/home\?q=ETH$/);
+      await expect(coinRows(page)).toHaveCount(2);
       expect(await tickersInOrder(page)).toEqual(["ETH", "USDT"]);
     }
     await search.fill("zzz");
