@@ -1,12 +1,13 @@
 // Every form post passes through here: the CSRF token (double-submit cookie,
 // signed) and, on public forms, the honeypot. A failure is a plain 403/400.
 import { randomBytes } from "node:crypto";
-import { data, type RouterContextProvider } from "react-router";
+import type { SubmissionResult } from "@conform-to/react";
+import { data, redirect, type RouterContextProvider } from "react-router";
 import { CSRF, CSRFError } from "remix-utils/csrf/server";
 import { Honeypot, SpamError } from "remix-utils/honeypot/server";
 import { memoize } from "../common/memo";
 import type { AppServices } from "./context";
-import { services } from "./session.server";
+import { commitSession, services, type AppSession, type FlashData } from "./session.server";
 import { createSignedCookie } from "./signed-cookie.server";
 
 const HONEYPOT_FIELD_NAME = "ck_name__confirm";
@@ -105,4 +106,35 @@ export async function checkHoneypot(formData: FormData, context: Readonly<Router
     // whatever its decryption threw): either way the posted form is at fault, never us.
     throw data("The form could not be accepted.", { status: 400 });
   }
+}
+
+/**
+ * A refused post of a form that lives in a popup or modal (the contact popup,
+ * the support modal; record 037): a scripted post (the form's fetcher sends
+ * `scripted=1`) is answered in place with `answer`; a plain one has its reply
+ * flashed and goes back to `backTo`, where the popup shows it once.
+ */
+export async function refusePopupForm<T extends { result: SubmissionResult<string[]> }>(
+  {
+    formData,
+    session,
+    context,
+    form,
+    backTo,
+  }: {
+    formData: FormData;
+    session: AppSession;
+    context: Readonly<RouterContextProvider>;
+    form: FlashData["formReply"]["form"];
+    backTo: string;
+  },
+  answer: T,
+  status: number,
+  headers?: HeadersInit,
+) {
+  if (formData.get("scripted") === "1") return data(answer, { status, headers });
+  session.flash("formReply", { form, result: answer.result });
+  const back = new Headers(headers);
+  back.append("Set-Cookie", await commitSession(session, context));
+  return redirect(backTo, { headers: back });
 }

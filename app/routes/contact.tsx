@@ -1,13 +1,13 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
-import { data, redirect } from "react-router";
+import { redirect } from "react-router";
 import { backend, limitedAnswer } from "../api.server";
 import { contactFormSchema } from "../../common/support-message";
 import { CONTACT_FAILED, type ContactActionData } from "../components/contact-form";
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
-import { checkHoneypot, readForm } from "../forms.server";
+import { checkHoneypot, readForm, refusePopupForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
-import { commitSession, requireAnonymous } from "../session.server";
+import { requireAnonymous } from "../session.server";
 import type { Route } from "./+types/contact";
 
 // Where the public contact form posts, from the popup on any public page; not
@@ -34,15 +34,15 @@ export async function action({ request, context }: Route.ActionArgs) {
   const session = await requireAnonymous(request, context);
   await checkHoneypot(formData, context);
   const returnTo = safeReturnTo(formData.get("returnTo"));
-  // The popup's fetcher says so (scripts ran); a plain form post goes back to the popup.
-  const scripted = formData.get("scripted") === "1";
-  const refuse = async (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) => {
-    if (scripted) return data<ContactActionData>({ result, returnTo }, { status, headers });
-    session.flash("formReply", { form: "contact", result });
-    const back = new Headers(headers);
-    back.append("Set-Cookie", await commitSession(session, context));
-    return redirect(contactStepUrl(new URL(returnTo, ORIGIN), 2), { headers: back });
+  const popup = {
+    formData,
+    session,
+    context,
+    form: "contact" as const,
+    backTo: contactStepUrl(new URL(returnTo, ORIGIN), 2),
   };
+  const refuse = (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) =>
+    refusePopupForm(popup, { result, returnTo } satisfies ContactActionData, status, headers);
   const submission = parseWithZod(formData, { schema: contactFormSchema });
   if (submission.status !== "success") return refuse(submission.reply(), 400);
   // The visitor's address (when the host knows it) goes with it: the client is the visitor's.

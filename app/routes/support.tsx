@@ -1,10 +1,10 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { data, redirect } from "react-router";
+import { redirect } from "react-router";
 import { backend, limitedAnswer } from "../api.server";
 import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message";
 import type { SupportActionData } from "../components/support-modal";
-import { readForm } from "../forms.server";
+import { readForm, refusePopupForm } from "../forms.server";
 import { safeLocalUrl } from "../lib/safe-redirect";
 import { commitSession, requireUser } from "../session.server";
 import type { Route } from "./+types/support";
@@ -41,17 +41,17 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   const { session, user } = await requireUser(request, context);
   const returnTo = safeReturnPath(formData.get("returnTo"));
-  // The modal's fetcher says so (scripts ran); a plain form post goes back to the modal (record 037).
-  const scripted = formData.get("scripted") === "1";
-  const refuse = async (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) => {
-    if (scripted) return data<SupportActionData>({ result, returnTo }, { status, headers });
-    session.flash("formReply", { form: "support", result });
-    const back = new Headers(headers);
-    back.append("Set-Cookie", await commitSession(session, context));
-    const modal = new URL(returnTo, "http://coinkeep.invalid");
-    modal.searchParams.set("modal", "support");
-    return redirect(`${modal.pathname}${modal.search}`, { headers: back });
+  const modal = new URL(returnTo, "http://coinkeep.invalid");
+  modal.searchParams.set("modal", "support");
+  const popup = {
+    formData,
+    session,
+    context,
+    form: "support" as const,
+    backTo: `${modal.pathname}${modal.search}`,
   };
+  const refuse = (result: SubmissionResult<string[]>, status: number, headers?: HeadersInit) =>
+    refusePopupForm(popup, { result, returnTo } satisfies SupportActionData, status, headers);
   const submission = parseWithZod(formData, { schema: supportFormSchema });
   if (submission.status !== "success") return refuse(submission.reply(), 400);
   const { fullName, phone = "", comment } = submission.value;
