@@ -3,7 +3,7 @@ import { defineConfig } from "vite";
 
 // How the browser's code is cut into files (record 034). Left to itself the
 // bundler made 20–30 files per page, most under 1 KB, each compressed on its
-// own (a gzip stream per file loses what the others would have shared): three
+// own (a gzip stream per file loses what the others would have shared): four
 // shared files instead. Lazily loaded code (zod and conform's parser, the send form,
 // the support modal) stays out of every group, so it stays out of first loads.
 const APP = /[\\/]app[\\/]/u.source;
@@ -16,14 +16,27 @@ export default defineConfig({
         codeSplitting: {
           groups: [
             {
-              // React, React DOM, React Router, remix-utils' components: every page. Not what only
+              // React, React DOM, React Router, remix-utils' components, Vite's preload helper (else
+              // it lands in whichever group the bundler picks, and pulls that onto every page): every
+              // page. Not what only
               // lazily loaded code uses: zod and conform (the forms' checks), @noble and @scure (the
               // send form's address check, common/addresses.ts).
               name: "vendor",
               priority: 3,
               test: (id: string) =>
-                /node_modules/u.test(id) &&
-                !/node_modules[\\/](zod|@conform-to|@noble|@scure)[\\/]/u.test(id),
+                /vite[\\/]preload-helper/u.test(id) ||
+                (/node_modules/u.test(id) &&
+                  !/node_modules[\\/](zod|@conform-to|@noble|@scure)[\\/]/u.test(id)),
+            },
+            {
+              // The forms' state and fields: the pages with a form (sign-in, create, restore,
+              // security) and the lazily loaded forms, not the signed-in lists.
+              name: "forms",
+              priority: 2.5,
+              test: new RegExp(
+                `${APP}components[\\\\/](use-validated-form|form-state|field|auto-hide|phrase-grid)|[\\\\/]common[\\\\/]support-texts`,
+                "u",
+              ),
             },
             {
               // What the public and the signed-in pages share (root, forms, dialogs).
