@@ -5,17 +5,19 @@
 //
 // Every call resolves (never throws) to { ok: true, data } for an answer of
 // the expected shape, else { ok: false, message } (status set when the service
-// answered). Prices and rates stay decimal strings. A price entry that does not
+// answered). Prices and rates stay decimal strings; an entry's optional 7-day
+// sparkline (numbers, display only) comes back apart, in `sparklines`. A price entry that does not
 // check out is dropped on its own; a missing USDT entry is added (price 1,
 // change 0), as the spec asks of this client.
 import { z } from "zod";
-import { COINS } from "../common/coins";
+import { COINS, type Ticker } from "../common/coins";
 import { USDT_USD_PRICE } from "../common/contract/amounts";
 import {
   cryptoPriceEntry,
   cryptoPricesAnswer,
   currenciesAnswer,
   PRICES_PATHS,
+  sparkline7d,
   type CryptoPriceEntry,
   type CurrenciesData,
   type PricesServices,
@@ -45,6 +47,8 @@ export interface CryptoPricesData {
   /** ISO time the prices describe. */
   asOf: string;
   source: "live" | "snapshot";
+  /** Each coin's 7-day USD prices, oldest first, where the answer had a usable one (display data). */
+  sparklines: Partial<Record<Ticker, readonly number[]>>;
 }
 
 export type PricesResult<T> = { ok: true; data: T } | { ok: false; message: string; status?: number };
@@ -72,13 +76,19 @@ function pricesData(parsed: unknown): PricesResult<CryptoPricesData> {
   const result = cryptoPricesAnswer.safeParse(parsed);
   if (!result.success) return failed("The price service answered with an unexpected body.");
   const cryptoPrices: CryptoPriceEntry[] = [];
+  const sparklines: Partial<Record<Ticker, readonly number[]>> = {};
   for (const raw of result.data.cryptoPrices) {
     const entry = cryptoPriceEntry.safeParse(raw);
-    if (entry.success) cryptoPrices.push(entry.data);
+    if (!entry.success) continue;
+    cryptoPrices.push(entry.data);
+    // The optional sparkline is checked on its own: a bad one is left out, the price kept.
+    const points = sparkline7d.safeParse((raw as { sparkline_7d?: unknown }).sparkline_7d);
+    if (points.success && !Object.hasOwn(sparklines, entry.data.ticker))
+      sparklines[entry.data.ticker] = points.data;
   }
   if (!cryptoPrices.some((entry) => entry.ticker === "USDT"))
     cryptoPrices.push({ ...USDT_ENTRY, currency: { ...USDT_ENTRY.currency } });
-  return { ok: true, data: { cryptoPrices, asOf: result.data.asOf, source: result.data.source } };
+  return { ok: true, data: { cryptoPrices, asOf: result.data.asOf, source: result.data.source, sparklines } };
 }
 
 function ratesData(parsed: unknown): PricesResult<CurrenciesData> {

@@ -8,6 +8,7 @@ import { NOT_ADDED_YET } from "../common/literals";
 import { backend, prices } from "./api.server";
 import type { ClientBalancesData } from "./backend.server";
 import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal";
+import { totalChange24h, type TotalChange } from "./dashboard.server";
 import { isCurrency, type Currency } from "./lib/format";
 import { log } from "../common/log";
 import { destroySession, requireUser, type SignedInUser } from "./session.server";
@@ -40,6 +41,8 @@ export interface WalletView {
   multiplier: string;
   rows: CoinRow[];
   totalUsd: string;
+  /** The total's change over 24 h in USD and percent; null when nothing is held (record 023). */
+  totalChange: TotalChange | null;
   /** When the prices describe; null when none could be had at all. */
   pricesAsOf: string | null;
   pricesStale: boolean;
@@ -51,7 +54,13 @@ function plain(value: Decimal): string {
   return toFixed(value, Math.min(value.scale, 30));
 }
 
-type Loaded = { user: SignedInUser; view: WalletView; balances: ClientBalancesData | null };
+type Loaded = {
+  user: SignedInUser;
+  view: WalletView;
+  balances: ClientBalancesData | null;
+  /** Each coin's 7-day USD prices where the price service had them (display data, for /home). */
+  sparklines: Partial<Record<Ticker, readonly number[]>>;
+};
 
 /**
  * The view each request loaded, by request context: the layout's loader, and
@@ -159,12 +168,15 @@ async function load(request: Request, context: Readonly<RouterContextProvider>):
   return {
     user,
     balances: data,
+    sparklines: priceList.ok ? priceList.data.sparklines : {},
     view: {
       email: user.email,
       currency: shownCurrency,
       multiplier: plain(multiplier),
       rows,
       totalUsd: plain(totalUsd),
+      // USDT is priced at 1 by rule (spec section 9), then as now: its value did not move.
+      totalChange: totalChange24h(rows.map((row) => (row.ticker === "USDT" ? { ...row, change: "0" } : row))),
       pricesAsOf: asOf,
       pricesStale: stale,
       balancesUnavailable: !balances.ok,

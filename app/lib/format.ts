@@ -63,6 +63,13 @@ export function formatTotal(value: Decimal, currency: string, { mobile = false }
   return `${symbol}${toFixed(value, 2)}`;
 }
 
+/** A change of a fiat amount, 2 decimals (half away from zero) with its sign: "+$1.23", "-€0.50", "$0.00". */
+export function formatFiatChange(value: Decimal, currency: string): string {
+  const text = toFixed(value, 2);
+  const sign = text.startsWith("-") ? "-" : text === "0.00" ? "" : "+";
+  return `${sign}${currencySymbol(currency)}${text.replace(/^-/u, "")}`;
+}
+
 /** A 24-hour change with its sign, so colour is never the only cue: "+1.23%", "-0.50%". */
 export function formatChange(percent: Decimal | undefined): string {
   if (!percent) return "0.00%";

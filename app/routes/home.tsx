@@ -5,7 +5,23 @@ import { Change, fiat } from "../components/money";
 import { useHydrated } from "../components/hydrated";
 import { useWalletView } from "../components/use-wallet-view";
 import { formatListBalance, parseDecimal } from "../lib/format";
-import type { CoinRow } from "../wallet-view.server";
+import { TICKERS } from "../../common/coins";
+import { SparklineCell } from "../components/sparkline";
+import { sparklineOf, type Sparkline } from "../dashboard.server";
+import { loadWalletView, type CoinRow } from "../wallet-view.server";
+import type { Route } from "./+types/home";
+
+/** Each coin's 7-day sparkline, drawn here on the server (the layout's load, shared within the request). */
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const { sparklines } = await loadWalletView(request, context);
+  const drawn: Partial<Record<string, Sparkline>> = {};
+  for (const ticker of TICKERS) {
+    const points = sparklines[ticker];
+    const sparkline = points ? sparklineOf(ticker, points) : null;
+    if (sparkline) drawn[ticker] = sparkline;
+  }
+  return { sparklines: drawn };
+}
 
 export function meta() {
   return [{ title: "Wallet — Coinkeep" }];
@@ -16,7 +32,7 @@ function matches(row: CoinRow, query: string): boolean {
   return !q || row.name.toLowerCase().includes(q) || row.ticker.toLowerCase().includes(q);
 }
 
-export default function Home() {
+export default function Home({ loaderData }: Route.ComponentProps) {
   const view = useWalletView();
   const [params] = useSearchParams();
   const hydrated = useHydrated();
@@ -70,6 +86,9 @@ export default function Home() {
               <th scope="col" className="num hide-small">
                 24h
               </th>
+              <th scope="col" className="hide-small">
+                7 days
+              </th>
             </tr>
           </thead>
           <tbody>
@@ -89,6 +108,9 @@ export default function Home() {
                 </td>
                 <td className="num hide-small">
                   <Change percent={row.change} />
+                </td>
+                <td className="hide-small sparkline-cell">
+                  <SparklineCell sparkline={loaderData.sparklines[row.ticker]} />
                 </td>
               </tr>
             ))}

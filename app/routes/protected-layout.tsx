@@ -31,7 +31,15 @@ import { OPEN_MESSAGE_INTENT } from "../components/notification-list";
 import { useDisclosure } from "../components/use-disclosure";
 import { useLiveEvents } from "../components/use-live-events";
 import { multiply, ZERO } from "../../common/decimal";
-import { CURRENCIES, currencySymbol, formatDateTime, formatTotal, parseDecimal } from "../lib/format";
+import {
+  CURRENCIES,
+  currencySymbol,
+  formatChange,
+  formatDateTime,
+  formatFiatChange,
+  formatTotal,
+  parseDecimal,
+} from "../lib/format";
 import { backend } from "../api.server";
 import { services } from "../session.server";
 import { loadWalletView, type WalletView } from "../wallet-view.server";
@@ -310,7 +318,23 @@ function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean })
     <div className={mobile ? "total total-mobile" : "total"}>
       <span className="total-label">Total balance</span>
       <span className="total-value">{formatTotal(value, view.currency, { mobile })}</span>
+      <TotalChange view={view} />
     </div>
+  );
+}
+
+/** The total's 24 h change, in the display currency: "▲ +$12.34 (+1.23%) in 24 h" (the sign is the cue, not the colour). */
+function TotalChange({ view }: { view: WalletView }) {
+  const usd = parseDecimal(view.totalChange?.usd);
+  const rate = parseDecimal(view.multiplier);
+  if (!view.totalChange || !usd || !rate) return null;
+  const amount = formatFiatChange(multiply(usd, rate), view.currency);
+  const tone = amount.startsWith("+") ? "up" : amount.startsWith("-") ? "down" : "flat";
+  return (
+    <span className={`total-change change-${tone}`}>
+      {tone === "flat" ? null : <span aria-hidden="true">{tone === "up" ? "▲ " : "▼ "}</span>}
+      {amount} ({formatChange(parseDecimal(view.totalChange.percent))}) in 24 h
+    </span>
   );
 }
 

@@ -22,6 +22,13 @@ export const cryptoPriceEntry = z.object({
   currency: z.object({ name: z.string(), ticker: z.enum(TICKERS), short_name: z.string() }),
 });
 
+/**
+ * An entry's optional `sparkline_7d` (not in the spec; record 023): the coin's USD
+ * prices over the last 7 days, oldest first, as JSON numbers (display data, never
+ * money). Checked apart from the entry: a bad sparkline is left out, the price kept.
+ */
+export const sparkline7d = z.array(z.number().positive().finite()).min(2).max(1000);
+
 /** The prices answer; each entry is checked on its own (one that does not check out is dropped). */
 export const cryptoPricesAnswer = z.object({
   cryptoPrices: z.array(z.unknown()).max(1000),

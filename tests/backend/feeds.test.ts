@@ -492,7 +492,12 @@ describe("the prices client", () => {
     const prices = client(inProcess(routesWith({ offline: true }), seen));
     expect(await prices.currentPrices()).toEqual({
       ok: true,
-      data: { cryptoPrices: SNAPSHOT_PRICES, asOf: "2025-06-13T12:00:00.000Z", source: "snapshot" },
+      data: {
+        cryptoPrices: SNAPSHOT_PRICES,
+        asOf: "2025-06-13T12:00:00.000Z",
+        source: "snapshot",
+        sparklines: {},
+      },
     });
     expect(seen).toHaveLength(1);
     expect(seen[0]?.url).toBe(`${BASE}/api/crypto-prices/current`);
@@ -559,8 +564,57 @@ describe("the prices client", () => {
         ],
         asOf: "2025-06-13T12:00:00.000Z",
         source: "live",
+        sparklines: {},
       },
     });
+  });
+
+  test("a sparkline_7d (record 023) comes back apart; a bad one is dropped and its price kept", async () => {
+    const body = {
+      cryptoPrices: [
+        { ...SNAPSHOT_PRICES[0], sparkline_7d: [1, 2.5, 3] },
+        { ...SNAPSHOT_PRICES[1], sparkline_7d: ["1", 2] },
+        { ...SNAPSHOT_PRICES[2], sparkline_7d: [1] },
+        { ...SNAPSHOT_PRICES[3], sparkline_7d: null, extra: { anything: true } },
+      ],
+      asOf: "2025-06-13T12:00:00.000Z",
+      source: "live",
+    };
+    const result = await client(async () => Response.json(body)).currentPrices();
+    if (!result.ok) throw new Error(result.message);
+    expect(result.data.cryptoPrices.map((entry) => entry.ticker)).toEqual([
+      "BTC",
+      "ETH",
+      "ADA",
+      "BNB",
+      "USDT",
+    ]);
+    expect(result.data.cryptoPrices[0]).toEqual(SNAPSHOT_PRICES[0]);
+    expect(result.data.sparklines).toEqual({ BTC: [1, 2.5, 3] });
+  });
+
+  test("from CoinGecko's markets answer: the spec's fields as before, plus each coin's sparkline_7d", async () => {
+    const routes = routesWith({
+      fetch: upstream({ coingecko: () => new Response(fixture("coingecko-markets.json")) }).fetch,
+    });
+    const { body } = await answer(routes, get("/api/crypto-prices/current", APP_HEADERS));
+    const entries = (body as { cryptoPrices: Record<string, unknown>[] }).cryptoPrices;
+    expect(entries[0]).toEqual({
+      ticker: "BTC",
+      last_price: "105432",
+      todays_change_perc: "-2.46014",
+      currency: { name: "Bitcoin", ticker: "BTC", short_name: "btc" },
+      sparkline_7d: [108101.5, 107002.25, 109950, 106300.75, 105432],
+    });
+    // No sparkline in the answer (TRX) or a null one (USDT): no field.
+    expect(entries.filter((entry) => !("sparkline_7d" in entry)).map((entry) => entry.ticker)).toEqual([
+      "TRX",
+      "USDT",
+    ]);
+    const prices = await client(inProcess(routes)).currentPrices();
+    if (!prices.ok) throw new Error(prices.message);
+    expect(Object.keys(prices.data.sparklines)).toEqual(["BTC", "ETH", "ADA", "BNB", "DOGE", "SOL", "XRP"]);
+    expect(prices.data.sparklines.ADA).toEqual([0.701, 0.688, 0.641782]);
   });
 
   test("unexpected bodies, 5xx and non-JSON answers are failures", async () => {

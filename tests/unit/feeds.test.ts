@@ -5,7 +5,11 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { TICKERS } from "../../common/coins.ts";
-import { COINGECKO_URL, parseCoinGecko, toDecimalString } from "../../server/backend/feeds/crypto-prices.ts";
+import {
+  COINGECKO_SIMPLE_URL,
+  parseCoinGecko,
+  toDecimalString,
+} from "../../server/backend/feeds/crypto-prices.ts";
 import { createCachedSource, type CachedSourceOptions } from "../../server/backend/feeds/feed.ts";
 import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
 
@@ -131,8 +135,8 @@ describe("parseCoinGecko", () => {
     expect(quotes.get("BTC")).toEqual({ lastPrice: "1230000000000000000000", changePct: "0.0000001" });
   });
 
-  test("the URL asks for all nine coins in USD with the 24 h change", () => {
-    const url = new URL(COINGECKO_URL);
+  test("the /simple/price URL asks for all nine coins in USD with the 24 h change", () => {
+    const url = new URL(COINGECKO_SIMPLE_URL);
     expect(url.origin + url.pathname).toBe("https://api.coingecko.com/api/v3/simple/price");
     expect(url.searchParams.get("ids")?.split(",")).toEqual([
       "bitcoin",

@@ -3,7 +3,9 @@
 //   GET /api/currencies              multipliers from USD (ECB reference rates)
 //   GET /api/crypto-prices/current   USD prices of the nine coins (CoinGecko);
 //                                    needs the headers App_name (the platform
-//                                    code) and App_url (non-empty, ≤ 2048 chars)
+//                                    code) and App_url (non-empty, ≤ 2048 chars);
+//                                    each entry may carry sparkline_7d, its 7-day
+//                                    USD prices (record 023)
 //
 // Both always answer 200 while the upstreams are down: from the last good live
 // value, else from the snapshots shipped next to this file ("source" says
@@ -14,7 +16,7 @@ import { z } from "zod";
 import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
 import { USDT_USD_PRICE } from "../../../common/contract/amounts.ts";
 import { API_BASE } from "../../../common/contract/calls.ts";
-import { PRICES_PATHS, type PricesServices } from "../../../common/contract/prices.ts";
+import { PRICES_PATHS, sparkline7d, type PricesServices } from "../../../common/contract/prices.ts";
 import { log } from "../../../common/log.ts";
 import { refusal } from "../../../common/contract/refusals.ts";
 import { json, refusalResponse } from "../api/http.ts";
@@ -62,7 +64,10 @@ const positiveDecimal = decimal.refine((value) => Number(value) > 0, "must be po
 
 const pricesSnapshotSchema = z.object({
   asOf: z.iso.datetime(),
-  prices: z.record(z.enum(TICKERS), z.object({ lastPrice: positiveDecimal, changePct: decimal })),
+  prices: z.record(
+    z.enum(TICKERS),
+    z.object({ lastPrice: positiveDecimal, changePct: decimal, sparkline: sparkline7d.optional() }),
+  ),
 });
 
 const ratesSnapshotSchema = z.object({
@@ -199,6 +204,8 @@ export function createFeedRoutes(opts: FeedRoutesOptions & { market?: MarketData
         last_price: quote.lastPrice,
         todays_change_perc: quote.changePct,
         currency: { name: COINS[ticker].name, ticker, short_name: ticker.toLowerCase() },
+        // Not in the spec's answer: added when known (record 023).
+        ...(quote.sparkline ? { sparkline_7d: quote.sparkline } : {}),
       };
     });
     return { cryptoPrices: entries, asOf: answer.asOf, source: answer.source };
