@@ -30,20 +30,21 @@ export default defineConfig({
             },
             {
               // The forms' state and fields: the pages with a form (sign-in, create, restore,
-              // security) and the lazily loaded forms, not the signed-in lists.
+              // security) and the lazily loaded forms, not the signed-in lists. The support texts
+              // are in no group: only the contact popup and the support modal (both lazy) use them.
               name: "forms",
               priority: 2.5,
               test: new RegExp(
-                `${APP}components[\\\\/](use-validated-form|form-state|field|auto-hide|phrase-grid)|[\\\\/]common[\\\\/]support-texts`,
+                `${APP}components[\\\\/](use-validated-form|form-state|field|auto-hide|phrase-grid)`,
                 "u",
               ),
             },
             {
-              // What the public and the signed-in pages share (root, forms, dialogs).
+              // What the public and the signed-in pages share (root, dialogs, icons, toasts).
               name: "shell",
               priority: 2,
               test: new RegExp(
-                `${APP}components[\\\\/](icons|toasts|modal|use-dialog|hydrated|use-validated-form|form-state|field|auto-hide|submit-button|copy-button|phrase-grid)|[\\\\/]common[\\\\/]support-texts`,
+                `${APP}components[\\\\/](icons|toasts|modal|use-dialog|hydrated|submit-button|copy-button)`,
                 "u",
               ),
             },
