@@ -20,6 +20,10 @@ const CLASSIC = "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59";
 const X_NO_TAG = "X7AcgcsBL6XDcUb289X4mJ8djcdyKaB5hJDWMArnXr61cqZ";
 const X_TAG_11747 = "X7AcgcsBL6XDcUb289X4mJ8djcdyKaLFuhLRuNXPrDeJd9A";
 
+/** The id of the send an answer of call 6 created. */
+const sentId = (answer: { body: Record<string, unknown> }) =>
+  String((answer.body.transaction as { id: string }).id);
+
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
     const api = connectApi(transport, getDatabase);
@@ -122,12 +126,10 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const tags = Object.fromEntries(
         (await listed(account)).transactions.map((t) => [String(t.id), t.destination_tag]),
       );
-      const id = (answer: { body: Record<string, unknown> }) =>
-        String((answer.body.transaction as { id: string }).id);
-      expect(tags[id(max)]).toBe(4_294_967_295);
-      expect(tags[id(zero)]).toBe(0);
-      expect(tags[id(none)]).toBeUndefined();
-      expect((await findSend(api.db, id(none)))?.destinationTag).toBeNull();
+      expect(tags[sentId(max)]).toBe(4_294_967_295);
+      expect(tags[sentId(zero)]).toBe(0);
+      expect(tags[sentId(none)]).toBeUndefined();
+      expect((await findSend(api.db, sentId(none)))?.destinationTag).toBeNull();
     });
 
     test.each([
