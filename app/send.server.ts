@@ -37,7 +37,12 @@ function readValues(formData: FormData): SendValues {
     const value = formData.get(name);
     return typeof value === "string" ? value : undefined;
   };
-  return sendValuesSchema.parse({ address: text("address"), coin: text("coin"), fiat: text("fiat") });
+  return sendValuesSchema.parse({
+    address: text("address"),
+    coin: text("coin"),
+    fiat: text("fiat"),
+    tag: text("tag"),
+  });
 }
 
 /**
@@ -93,13 +98,27 @@ export async function sendAction({
       invalid = [],
       status = 200,
       filled,
-    }: { invalid?: (keyof SendValues)[]; status?: number; filled?: keyof SendValues } = {},
+      tag,
+    }: {
+      invalid?: (keyof SendValues)[];
+      status?: number;
+      filled?: keyof SendValues;
+      tag?: number | null;
+    } = {},
   ) => {
     const { form: formErrors, ...fieldErrors } = errors;
     const result = submission.reply(
       formErrors || Object.keys(fieldErrors).length ? { formErrors, fieldErrors } : undefined,
     );
-    const send: SendReply = { step, values, key, result, invalid, ...(filled ? { filled } : {}) };
+    const send: SendReply = {
+      step,
+      values,
+      key,
+      result,
+      invalid,
+      ...(filled ? { filled } : {}),
+      ...(tag != null ? { tag } : {}),
+    };
     return data({ send }, { status });
   };
 
@@ -147,7 +166,12 @@ export async function sendAction({
       // Past the schema the amount parses; this only tells the type so.
       const coin = parseAmount(submission.value.coin);
       if (!coin) return reply("form", { coin: [AMOUNT_FORMAT] }, { status: 400 });
-      if (intent === "review") return reply("confirm");
+      // Where it goes: an XRP X-address is sent as its classic address and the tag it carries.
+      const destination =
+        "destination" in submission.value
+          ? submission.value.destination
+          : { address: submission.value.address, tag: null };
+      if (intent === "review") return reply("confirm", {}, { tag: destination.tag });
       // A Confirm without its key cannot be told apart from another one: ask again, with a new key.
       if (!keyOk) {
         return reply("form", { form: ["This form has expired. Please press Send again."] }, { status: 400 });
@@ -159,7 +183,8 @@ export async function sendAction({
         walletId,
         amount,
         amountInUsd: usdValueOf(coin, price),
-        receiverWalletAddress: submission.value.address,
+        receiverWalletAddress: destination.address,
+        ...(destination.tag === null ? {} : { destinationTag: destination.tag }),
         idempotencyKey: key,
       });
       if (answer.ok) {

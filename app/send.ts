@@ -25,14 +25,15 @@ import {
 export const FILL_OUT_ALL_FIELDS = "Please fill out all fields.";
 export const AMOUNT_POSITIVE = "Enter an amount greater than 0.";
 
-/** The three values of the send form, as typed. */
+/** The values of the send form, as typed; `tag` is XRP's optional destination tag ("" for none). */
 export interface SendValues {
   address: string;
   coin: string;
   fiat: string;
+  tag: string;
 }
 
-export const EMPTY_SEND_VALUES: SendValues = { address: "", coin: "", fiat: "" };
+export const EMPTY_SEND_VALUES: SendValues = { address: "", coin: "", fiat: "", tag: "" };
 
 /** Whether an amount input may take this text (a keystroke that leaves it otherwise is refused). */
 export function acceptsAmountInput(text: string): boolean {
@@ -162,12 +163,13 @@ export function isSendIntent(value: unknown): value is SendIntent {
 export interface SendErrors {
   form?: string[];
   address?: string[];
+  tag?: string[];
   coin?: string[];
   fiat?: string[];
 }
 
 /** Which fields an error list leaves empty, to mark them invalid beside the form-level message. */
-export function emptyFields(values: SendValues): (keyof SendValues)[] {
+export function emptyFields(values: Pick<SendValues, "address" | "coin" | "fiat">): (keyof SendValues)[] {
   return (["address", "coin", "fiat"] as const).filter((name) => !values[name].trim());
 }
 
@@ -188,6 +190,11 @@ export interface SendReply {
    * back with it focused, so it lands on the form, not at the top (issue 15).
    */
   filled?: keyof SendValues;
+  /**
+   * The risk warning's destination tag (XRP): the one typed, or the one an
+   * X-address carries. Only on the "confirm" step, only when there is one.
+   */
+  tag?: number;
 }
 
 /**

@@ -17,8 +17,8 @@
 //   TRX, USDT (TRC-20)
 //         base58check of 21 bytes starting 0x41 (T…).
 //   XRP   classic r… (XRP alphabet, version 0x00, 20-byte account id, double-SHA-256
-//         checksum) and mainnet X-addresses (X…, XLS-5d), which are stored as typed because
-//         they carry the destination tag.
+//         checksum) and mainnet X-addresses (X…, XLS-5d), accepted as typed here; a send
+//         resolves one into its classic address and destination tag (resolveDestination).
 //   ADA   Shelley bech32 addr1… (mainnet payment addresses: base, pointer, enterprise).
 //
 // Refused on purpose, each with its own sentence: test-network addresses, segwit versions
@@ -32,6 +32,7 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex, utf8ToBytes } from "@noble/hashes/utils.js";
 import { base58, base58xrp, bech32, bech32m, createBase58check } from "@scure/base";
 import { COINS, type Ticker } from "./coins.ts";
+import { MAX_DESTINATION_TAG } from "./literals.ts";
 
 export type UsdtNetwork = "erc20" | "trc20";
 
@@ -457,4 +458,108 @@ function isByron(input: string): boolean {
   } catch {
     return false;
   }
+}
+
+// ---------------------------------------------------------------------------------------
+// XRP destination tags (issue 15)
+
+export { MAX_DESTINATION_TAG };
+
+export const DESTINATION_TAG_FORMAT = `A destination tag is a whole number from 0 to ${MAX_DESTINATION_TAG}, digits only.`;
+export const DESTINATION_TAG_XRP_ONLY = "Only XRP sends take a destination tag.";
+
+export function destinationTagConflict(tag: number): string {
+  return `This X-address already carries destination tag ${tag}; leave the tag empty or enter ${tag}.`;
+}
+
+/** Whether `value` is a destination tag: an integer 0..4294967295. */
+export function isDestinationTag(value: unknown): value is number {
+  return Number.isSafeInteger(value) && (value as number) >= 0 && (value as number) <= MAX_DESTINATION_TAG;
+}
+
+/**
+ * A destination tag as typed: "" (after trimming) is none; otherwise decimal digits only
+ * (no sign, no dot, no exponent, no spaces inside) of a value from 0 to 4294967295.
+ */
+export function parseDestinationTag(
+  text: string,
+): { ok: true; tag: number | null } | { ok: false; reason: string } {
+  const trimmed = text.trim();
+  if (trimmed === "") return { ok: true, tag: null };
+  // At most 10 significant digits; leading zeros do not change the value.
+  if (!/^[0-9]+$/.test(trimmed) || trimmed.replace(/^0+(?=.)/, "").length > 10) {
+    return { ok: false, reason: DESTINATION_TAG_FORMAT };
+  }
+  const tag = Number(trimmed);
+  return isDestinationTag(tag) ? { ok: true, tag } : { ok: false, reason: DESTINATION_TAG_FORMAT };
+}
+
+/**
+ * A mainnet X-address (already accepted by validateAddress) as its classic r-address and
+ * its tag (null when it carries none); undefined for anything else.
+ */
+export function decodeXAddress(input: string): { address: string; tag: number | null } | undefined {
+  let raw: Uint8Array;
+  try {
+    raw = base58xrp.decode(input.trim());
+  } catch {
+    return undefined;
+  }
+  if (raw.length !== 35 || !xrpChecksumMatches(raw)) return undefined;
+  const body = raw.subarray(0, -4);
+  if (!sameBytes([body[0], body[1]], XRP_X_MAINNET)) return undefined;
+  const flag = body[22];
+  const tagBytes = body.subarray(23);
+  if (!(flag === 0 && allZero(tagBytes)) && !(flag === 1 && allZero(tagBytes.subarray(4)))) return undefined;
+  const classic = new Uint8Array(21);
+  classic[0] = XRP_ACCOUNT_ID;
+  classic.set(body.subarray(2, 22), 1);
+  const check = sha256(sha256(classic)).subarray(0, 4);
+  const address = base58xrp.encode(Uint8Array.from([...classic, ...check]));
+  // Little-endian, 32 bits: bytes 0..3 of the tag field.
+  const tag =
+    flag === 1
+      ? (tagBytes[0] ?? 0) +
+        (tagBytes[1] ?? 0) * 0x100 +
+        (tagBytes[2] ?? 0) * 0x1_00_00 +
+        (tagBytes[3] ?? 0) * 0x1_00_00_00
+      : null;
+  return { address, tag };
+}
+
+export type DestinationCheck =
+  | {
+      ok: true;
+      /** Canonical address to store (an X-address becomes its classic one). */ address: string;
+      tag: number | null;
+    }
+  | { ok: false; field: "address" | "tag"; reason: string };
+
+/**
+ * Where a send goes: the address checked for the coin's network, and its destination tag.
+ * Only XRP takes a tag. An X-address is resolved into its classic address and the tag it
+ * carries; a tag given besides must then be the same one (an X-address without a tag takes
+ * the tag given).
+ */
+export function resolveDestination(
+  ticker: Ticker,
+  address: string,
+  tag: number | null,
+  opts?: { usdtNetwork?: UsdtNetwork },
+): DestinationCheck {
+  const checked = validateAddress(ticker, address, opts);
+  if (!checked.ok) return { ok: false, field: "address", reason: checked.reason };
+  if (ticker !== "XRP") {
+    return tag === null
+      ? { ok: true, address: checked.address, tag: null }
+      : { ok: false, field: "tag", reason: DESTINATION_TAG_XRP_ONLY };
+  }
+  if (tag !== null && !isDestinationTag(tag))
+    return { ok: false, field: "tag", reason: DESTINATION_TAG_FORMAT };
+  const x = checked.address.startsWith("X") ? decodeXAddress(checked.address) : undefined;
+  if (!x) return { ok: true, address: checked.address, tag };
+  if (x.tag !== null && tag !== null && x.tag !== tag) {
+    return { ok: false, field: "tag", reason: destinationTagConflict(x.tag) };
+  }
+  return { ok: true, address: x.address, tag: x.tag ?? tag };
 }

@@ -6,3 +6,6 @@ export const NOT_ADDED_YET = "Not added yet";
 
 /** recipient_wallet of a received transaction. */
 export const INCOMING_TRANSACTION = "Incoming Transaction";
+
+/** The largest XRP destination tag: the ledger's DestinationTag is a 32-bit unsigned integer (issue 15). */
+export const MAX_DESTINATION_TAG = 4_294_967_295;

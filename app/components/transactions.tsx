@@ -137,6 +137,12 @@ export function TransactionList({
                     address={incoming ? own : tx.recipient_wallet}
                     own={incoming}
                   />
+                  {tx.destination_tag === undefined ? null : (
+                    <div className="tx-detail">
+                      <dt>Destination tag</dt>
+                      <dd className="mono">{tx.destination_tag}</dd>
+                    </div>
+                  )}
                   <div className="tx-detail">
                     <dt>Amount</dt>
                     <dd>

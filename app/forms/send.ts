@@ -2,7 +2,12 @@
 // enhancement loaded when the form is first used (record 034), so zod is not
 // part of any page's first load. The rules themselves live in send.ts.
 import { z } from "./z";
-import { validateAddress, type UsdtNetwork } from "../../common/addresses";
+import {
+  DESTINATION_TAG_XRP_ONLY,
+  parseDestinationTag,
+  resolveDestination,
+  type UsdtNetwork,
+} from "../../common/addresses";
 import type { Ticker } from "../../common/coins";
 import { AMOUNT_FORMAT } from "../../common/contract/amounts";
 import { isPositive, type Decimal } from "../../common/decimal";
@@ -25,8 +30,8 @@ const typed = z
   .transform((text) => text.slice(0, TYPED_MAX).trim())
   .default("");
 
-/** The three values as typed, unchecked: what the buttons that only fill in or convert read. */
-export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: typed });
+/** The values as typed, unchecked: what the buttons that only fill in or convert read. */
+export const sendValuesSchema = z.object({ address: typed, coin: typed, fiat: typed, tag: typed });
 
 /**
  * The form's one schema, on the server always and in the browser as an
@@ -51,21 +56,39 @@ export interface AddressRule {
  * confirm a transfer to it.
  */
 export function sendSchemaTo(address: AddressRule | undefined) {
-  return sendValuesSchema.superRefine((value, ctx) => {
+  return sendValuesSchema.transform((value, ctx) => {
+    // Where the send goes, once checked: an X-address becomes its classic address and tag.
+    let destination: Destination = { address: value.address, tag: null };
     if (!value.address || !value.coin || !value.fiat) {
       ctx.addIssue({ code: "custom", path: [], message: FILL_OUT_ALL_FIELDS });
-      return;
+      return { ...value, destination };
     }
-    if (address) {
-      const checked = validateAddress(address.ticker, value.address, { usdtNetwork: address.usdtNetwork });
-      if (!checked.ok) ctx.addIssue({ code: "custom", path: ["address"], message: checked.reason });
-    }
+    // The tag: digits of a 32-bit unsigned value, the backend's rule (common/addresses.ts).
+    const tag = parseDestinationTag(value.tag);
+    if (!tag.ok) ctx.addIssue({ code: "custom", path: ["tag"], message: tag.reason });
+    else if (tag.tag !== null && address && address.ticker !== "XRP") {
+      // The field is shown for XRP only: a tag for another coin is a crafted post.
+      ctx.addIssue({ code: "custom", path: [], message: DESTINATION_TAG_XRP_ONLY });
+    } else if (address) {
+      const checked = resolveDestination(address.ticker, value.address, tag.tag, {
+        usdtNetwork: address.usdtNetwork,
+      });
+      if (checked.ok) destination = { address: checked.address, tag: checked.tag };
+      else ctx.addIssue({ code: "custom", path: [checked.field], message: checked.reason });
+    } else destination = { address: value.address, tag: tag.tag };
     const coin = parseAmount(value.coin);
     if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
     else if (!isPositive(truncate4(coin)))
       ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_POSITIVE });
     if (!parseAmount(value.fiat)) ctx.addIssue({ code: "custom", path: ["fiat"], message: AMOUNT_FORMAT });
+    return { ...value, destination };
   });
+}
+
+/** Where a checked send goes: the address to send to (classic for an X-address) and XRP's tag. */
+export interface Destination {
+  address: string;
+  tag: number | null;
 }
 
 /**
@@ -80,7 +103,7 @@ export function sendSchemaFor(intent: unknown, address?: AddressRule) {
 export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };
 
 /** Checks the form's values against the schema. */
-export function checkSend(values: SendValues): SendCheck {
+export function checkSend(values: Omit<SendValues, "tag"> & { tag?: string }): SendCheck {
   const parsed = sendSchema.safeParse(values);
   if (parsed.success) {
     const coin = parseAmount(parsed.data.coin);
@@ -89,7 +112,7 @@ export function checkSend(values: SendValues): SendCheck {
   const errors: SendErrors = {};
   for (const issue of parsed.error?.issues ?? []) {
     const key = issue.path[0];
-    const slot = key === "address" || key === "coin" || key === "fiat" ? key : "form";
+    const slot = key === "address" || key === "tag" || key === "coin" || key === "fiat" ? key : "form";
     (errors[slot] ??= []).push(issue.message);
   }
   return { ok: false, errors };

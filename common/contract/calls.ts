@@ -10,6 +10,7 @@
 // refused. Issue messages never repeat the submitted values.
 import { z } from "zod";
 import { isTicker } from "../coins.ts";
+import { MAX_DESTINATION_TAG } from "../literals.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../phrase.ts";
 
 const platform = z.string();
@@ -110,6 +111,16 @@ const decimalInput = z.union([z.string().max(256, "Must be at most 256 character
   error: 'Must be a decimal number, as a string like "0.5" or a JSON number.',
 });
 
+const DESTINATION_TAG_NUMBER = `Must be a whole number from 0 to ${MAX_DESTINATION_TAG}, as a JSON number.`;
+
+/** An XRP destination tag: a JSON number, an integer 0..4294967295 (record 022); null is none. */
+const destinationTag = z
+  .number(DESTINATION_TAG_NUMBER)
+  .int(DESTINATION_TAG_NUMBER)
+  .min(0, DESTINATION_TAG_NUMBER)
+  .max(MAX_DESTINATION_TAG, DESTINATION_TAG_NUMBER)
+  .nullable();
+
 /**
  * Call 6. The amount is checked by the route (digits, one dot, at most 4
  * decimals, positive) so its answer can say what is wrong; amount_in_usd is
@@ -129,6 +140,8 @@ export const requestTransactionBody = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{16,128}$/u, "Must be 16 to 128 letters, digits, '-' or '_'.")
     .optional(),
+  // Our addition (issue 15, record 022): XRP only (the route refuses it for other coins).
+  destination_tag: destinationTag.optional(),
 });
 
 /**
@@ -216,6 +229,8 @@ const sentTransaction = z.object({
   amount_in_dollar: z.string().nullable(),
   transaction_crypto: z.string(),
   status: z.string(),
+  /** XRP sends with a destination tag only (issue 15). */
+  destination_tag: z.number().int().optional(),
 });
 
 const requestTransactionAnswer = z.object({
@@ -246,6 +261,8 @@ const clientBalancesAnswer = z.object({
       transaction_id: z.string(),
       transaction_crypto: z.string(),
       status: z.string(),
+      /** XRP sends with a destination tag only (issue 15). */
+      destination_tag: z.number().int().optional(),
     }),
   ),
   messages: z.array(
@@ -322,6 +339,8 @@ export interface RequestTransactionInput extends PhraseInput {
   receiverWalletAddress: string;
   /** Issued with the form: the same key again answers the first answer and sends nothing. */
   idempotencyKey?: string;
+  /** XRP only: the destination tag, 0..4294967295. */
+  destinationTag?: number;
 }
 
 export interface OpenMessageInput extends PhraseInput {
@@ -440,6 +459,7 @@ export const CALLS = {
       receiver_wallet_address: input.receiverWalletAddress,
       wallet_id: input.walletId,
       ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
+      ...(input.destinationTag !== undefined ? { destination_tag: input.destinationTag } : {}),
     }),
   }),
   // Call 8: our contract also takes the caller's credentials (record 011).

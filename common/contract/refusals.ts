@@ -38,6 +38,7 @@ export const REFUSALS = {
   wallet_has_no_address: { status: 409, message: "This wallet has no address yet." },
   invalid_amount: { status: 400, message: "Invalid amount: {detail}" },
   invalid_address: { status: 400, message: "{detail}" },
+  invalid_destination_tag: { status: 400, message: "{detail}" },
   own_address: { status: 400, message: "You cannot send to this wallet's own address." },
   idempotency_conflict: {
     status: 409,

@@ -128,6 +128,8 @@ function sendOutcome(sent: SendResult): Outcome<{
       return refusal("invalid_amount", { detail: sent.detail });
     case "invalid-address":
       return refusal("invalid_address", { detail: sent.detail });
+    case "invalid-destination-tag":
+      return refusal("invalid_destination_tag", { detail: sent.detail });
     case "own-address":
       return refusal("own_address");
     case "no-address":
@@ -265,6 +267,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
         walletId: body.wallet_id,
         amount: body.amount,
         destination: body.receiver_wallet_address,
+        destinationTag: body.destination_tag,
         idempotencyKey: body.idempotency_key,
         usdPrice: ctx.usdPrice,
         usdtNetwork: ctx.usdtNetwork,

@@ -560,7 +560,7 @@ for (const { name, open, full } of targets) {
         const text = await cli(["sends"]);
         expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: "" });
         const lines = text.stdout.split("\n");
-        expect(lines[0]).toMatch(/^REQUESTED AT\s+AGE\s+E-MAIL\s+COIN\s+AMOUNT\s+ADDRESS\s+SEND ID$/);
+        expect(lines[0]).toMatch(/^REQUESTED AT\s+AGE\s+E-MAIL\s+COIN\s+AMOUNT\s+ADDRESS\s+TAG\s+SEND ID$/);
         const expected: [string, string, string, string][] = [
           [a, "ETH", "0.5", SEND_DESTINATIONS.a],
           [b, "BTC", "0.00012345", SEND_DESTINATIONS.b],
@@ -572,7 +572,7 @@ for (const { name, open, full } of targets) {
           expect(lines[i + 2]).toMatch(
             new RegExp(
               `^${escapeRe(iso)}  \\d+ (s|min)\\s+${escapeRe(carol.email)}  ${coin}\\s+` +
-                `${escapeRe(amount)}  ${escapeRe(address)}\\s+${id}$`,
+                `${escapeRe(amount)}  ${escapeRe(address)}\\s+-  ${id}$`,
             ),
           );
         }
@@ -604,6 +604,7 @@ for (const { name, open, full } of targets) {
           amount,
           amountUsd,
           address: expected.find(([id]) => id === sendId)?.[3],
+          destinationTag: null,
           requestedAt: carol.requestedAt[sendId]?.toISOString(),
           ageSeconds: expect.any(Number),
         });
@@ -669,6 +670,7 @@ for (const { name, open, full } of targets) {
             coin: "BTC",
             amount: "0.001",
             address: SEND_DESTINATIONS.d,
+            destinationTag: null,
             decidedAt: decided?.decidedAt?.toISOString(),
           });
         },

@@ -244,6 +244,8 @@ export interface PendingSend {
   amount: string;
   amountUsd: string | null;
   address: string;
+  /** XRP's destination tag, or null. */
+  destinationTag: number | null;
   requestedAt: string;
   ageSeconds: number;
 }

@@ -255,12 +255,19 @@ describe("the send form on conform", () => {
         address: "0xabc",
         coin: "1.23456",
         fiat: "",
+        tag: "",
       });
     }
     const ok = parseWithZod(form({ intent: "confirm", address: " 0xabc ", coin: "0.5", fiat: "1265.92" }), {
       schema: sendSchemaFor("confirm"),
     });
-    expect(ok.status === "success" && ok.value).toEqual({ address: "0xabc", coin: "0.5", fiat: "1265.92" });
+    expect(ok.status === "success" && ok.value).toEqual({
+      address: "0xabc",
+      coin: "0.5",
+      fiat: "1265.92",
+      tag: "",
+      destination: { address: "0xabc", tag: null },
+    });
   });
 
   test("a typed value is read up to 256 characters, then trimmed", () => {

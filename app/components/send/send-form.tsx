@@ -17,6 +17,7 @@ import { CopyButton } from "../copy-button";
 import { useHydrated } from "../hydrated";
 import { AddressField } from "./address-field";
 import { AmountFields } from "./amount-fields";
+import { TagField } from "./tag-field";
 import { SendReview } from "./send-review";
 import { FIELDS, IDS, useSendForm } from "./use-send-form";
 
@@ -123,6 +124,15 @@ export function SendForm({
           errors={shown.address}
           autoFocus={(initiallyOpen && !reply) || startField === "address"}
         />
+        {ticker === "XRP" ? (
+          <TagField
+            value={values.tag}
+            onChange={(tag) => send.setValues({ ...values, tag })}
+            aria={send.fieldAria("tag", IDS.tagHint)}
+            errors={shown.tag}
+            autoFocus={startField === "tag"}
+          />
+        ) : null}
         <AmountFields
           ticker={ticker}
           currency={currency}
@@ -168,6 +178,7 @@ export function SendForm({
           network={sendNetwork(ticker, network, ownAddress)}
           currency={currency}
           values={values}
+          tag={send.reviewTag}
           price={price}
           multiplier={multiplier}
           scripted={hydrated}

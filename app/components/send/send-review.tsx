@@ -15,6 +15,7 @@ export function SendReview({
   network,
   currency,
   values,
+  tag,
   price,
   multiplier,
   scripted,
@@ -25,6 +26,8 @@ export function SendReview({
   network: string;
   currency: string;
   values: SendValues;
+  /** XRP's destination tag (typed, or carried by an X-address), or null. */
+  tag: number | null;
   price: Decimal | undefined;
   multiplier: Decimal;
   scripted: boolean;
@@ -53,10 +56,20 @@ export function SendReview({
           {value ? ` (about ${value})` : ""} on the {network} network to:
         </p>
         <p className="mono address-text send-dialog-address">{values.address}</p>
+        {tag === null ? null : (
+          <p className="send-dialog-tag">
+            Destination tag: <strong className="mono">{tag}</strong>
+          </p>
+        )}
         <p>
           Crypto transfers are irreversible: once the coins have left Coinkeep, nobody — not you, not us — can
           reverse or refund them. Check the address character by character and make sure it is an address on
           the {network} network: coins sent to a wrong address or over another network are lost.
+          {ticker === "XRP"
+            ? tag === null
+              ? " No destination tag is set: if the receiver is an exchange, it usually needs one."
+              : " Check the destination tag too: without the right one, an exchange cannot credit the coins."
+            : ""}
         </p>
       </div>
       <div className="actions">

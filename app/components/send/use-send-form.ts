@@ -14,12 +14,15 @@ import { useTimedErrors } from "./timed-errors";
 
 export type Step = "closed" | "form" | "confirm";
 export type FieldName = keyof SendValues;
-export const FIELDS = ["address", "coin", "fiat"] as const;
+/** In the order of the form (the first one in error takes the focus). */
+export const FIELDS = ["address", "tag", "coin", "fiat"] as const;
 
 export const IDS = {
   form: "send-form",
   title: "send-title",
   address: "send-address",
+  tag: "send-tag",
+  tagHint: "send-tag-hint",
   coin: "send-coin",
   fiat: "send-fiat",
   available: "send-available",
@@ -32,6 +35,12 @@ export const IDS = {
 export interface FieldAria {
   "aria-invalid": true | undefined;
   "aria-describedby": string | undefined;
+}
+
+/** The destination tag the checked values resolved to (sendSchemaTo's `destination`), or null. */
+function destinationTagOf(value: unknown): number | null {
+  const tag = (value as { destination?: { tag?: unknown } } | undefined)?.destination?.tag;
+  return typeof tag === "number" ? tag : null;
 }
 
 /** The intent of the button that submitted the form, if it carries one. */
@@ -69,6 +78,8 @@ export function useSendForm({
   // the loader issues on revalidation, so a retried Confirm can never send twice.
   const [key, setKey] = useState(reply?.key ?? sendKey);
   const [invalid, setInvalid] = useState<FieldName[]>(reply?.invalid ?? []);
+  // The risk warning's destination tag (XRP): typed, or carried by an X-address.
+  const [reviewTag, setReviewTag] = useState<number | null>(reply?.tag ?? null);
   const [attempt, setAttempt] = useState(0);
   const [focusTarget, setFocusTarget] = useState<FieldName | "first-invalid" | null>(null);
 
@@ -81,6 +92,7 @@ export function useSendForm({
       setValues(reply.values);
       setKey(reply.key);
       setInvalid(reply.invalid);
+      setReviewTag(reply.tag ?? null);
       setAttempt((n) => n + 1);
     }
   }
@@ -113,6 +125,7 @@ export function useSendForm({
       } else if (intent === "edit") setStep("form");
       else if (intent === "review") {
         setInvalid([]);
+        setReviewTag(destinationTagOf(submission.status === "success" ? submission.value : undefined));
         setStep("confirm");
       }
     },
@@ -122,6 +135,7 @@ export function useSendForm({
     {
       form: form.errors,
       address: fields.address.errors,
+      tag: fields.tag.errors,
       coin: fields.coin.errors,
       fiat: fields.fiat.errors,
     },
@@ -174,6 +188,7 @@ export function useSendForm({
     setValues,
     key,
     attempt,
+    reviewTag,
     shown,
     formErrors,
     fieldInvalid,

@@ -228,6 +228,8 @@ export const withdrawals = pgTable(
     /** The USD value when requested, as a decimal string. */
     amountUsd: text("amount_usd"),
     destination: text("destination").notNull(),
+    /** XRP's destination tag (0..4294967295: bigint, PostgreSQL's integer is signed 32-bit), or null. */
+    destinationTag: bigint("destination_tag", { mode: "number" }),
     /** 'pending' | 'Confirmed' | 'Declined', spelled as the clients show them. */
     status: text("status").notNull().default("pending"),
     holdTransferId: uuid("hold_transfer_id")
@@ -243,6 +245,10 @@ export const withdrawals = pgTable(
     index("withdrawals_wallet_created_idx").on(t.walletId, t.createdAt, t.id),
     check("withdrawals_amount_positive", sql`amount > 0`),
     check("withdrawals_status_valid", sql`status IN ('pending', 'Confirmed', 'Declined')`),
+    check(
+      "withdrawals_destination_tag_range",
+      sql`destination_tag IS NULL OR destination_tag BETWEEN 0 AND 4294967295`,
+    ),
     check("withdrawals_decided_consistent", sql`(status = 'pending') = (decided_at IS NULL)`),
     // The operators' queue of sends waiting for a decision.
     index("withdrawals_pending_idx")

@@ -29,6 +29,7 @@
 import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
+import { MAX_DESTINATION_TAG } from "../../../common/literals.ts";
 import type { AppDb } from "../db/index.ts";
 import { ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
@@ -264,6 +265,8 @@ export interface HoldWithdrawalInput {
   units: bigint;
   /** Where to send; validated by the caller (common/addresses.ts). */
   destination: string;
+  /** XRP's destination tag (0..4294967295), checked by the caller; none when absent or null. */
+  destinationTag?: number | null;
   /** The USD value at request time, a plain decimal string (or null when unknown). */
   amountUsd: string | null;
   /** When given, a wallet of anyone else is answered as not found (and nothing is written). */
@@ -348,9 +351,10 @@ const HOLD_SEND = sql`
     RETURNING id
   ),
   withdrawal AS (
-    INSERT INTO withdrawals (wallet_id, amount, amount_usd, destination, status, hold_transfer_id)
+    INSERT INTO withdrawals (wallet_id, amount, amount_usd, destination, destination_tag, status, hold_transfer_id)
     SELECT ${sql.placeholder("walletId")}::uuid, ${sql.placeholder("units")}::numeric,
-      ${sql.placeholder("amountUsd")}::text, ${sql.placeholder("destination")}::text, 'pending', id
+      ${sql.placeholder("amountUsd")}::text, ${sql.placeholder("destination")}::text,
+      ${sql.placeholder("destinationTag")}::bigint, 'pending', id
     FROM hold
     RETURNING id, hold_transfer_id,
       to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS date
@@ -407,6 +411,10 @@ export async function holdSend(
     throw new LedgerInputError(`destination must be 1 to ${MAX_DESTINATION} characters`);
   }
   const amountUsd = usdOrNull(input.amountUsd);
+  const tag = input.destinationTag;
+  if (tag != null && !(Number.isSafeInteger(tag) && tag >= 0 && tag <= MAX_DESTINATION_TAG)) {
+    throw new LedgerInputError("destination tag must be an integer from 0 to 4294967295");
+  }
   if (!isUuid(input.walletId)) return { ok: false, reason: "wallet-not-found" };
   const ownerId = input.ownerId;
   if (ownerId !== undefined && !isUuid(ownerId)) return { ok: false, reason: "wallet-not-found" };
@@ -431,6 +439,7 @@ export async function holdSend(
     coin: input.coin ?? null,
     units: input.units.toString(),
     destination,
+    destinationTag: input.destinationTag ?? null,
     amountUsd,
     recordUserId: record?.userId ?? null,
     recordKey: record?.key ?? null,

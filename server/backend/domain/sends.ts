@@ -4,7 +4,8 @@
 // check passes: the wallet is the caller's (anyone else's wallet is answered
 // exactly as a wallet that does not exist), the amount is a positive decimal
 // with at most 4 decimals, the destination is a valid address of the wallet's
-// coin and not the wallet's own, the wallet has an address, and the available
+// coin (an XRP X-address resolved into its classic address and tag) with a
+// destination tag only for XRP, and not the wallet's own, the wallet has an address, and the available
 // balance covers the amount. The send is then a hold in the ledger (see
 // ledger.ts), 'pending' until an operator approves or declines it.
 //
@@ -20,7 +21,7 @@ import { SEND_DECIMALS } from "../../../common/contract/amounts.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
-import { validateAddress, type UsdtNetwork } from "../../../common/addresses.ts";
+import { resolveDestination, type UsdtNetwork } from "../../../common/addresses.ts";
 import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
 import { holdSend, isUuid, type HoldSendResult } from "./ledger.ts";
 
@@ -36,6 +37,8 @@ export interface SentTransaction {
   amount_in_dollar: string | null;
   transaction_crypto: Ticker;
   status: "pending";
+  /** XRP sends with a destination tag only. */
+  destination_tag?: number;
 }
 
 export interface SendInput {
@@ -44,6 +47,8 @@ export interface SendInput {
   /** As received: decimal text, or a JSON number. */
   amount: string | number;
   destination: string;
+  /** XRP only: the destination tag (an X-address destination may carry one too). */
+  destinationTag?: number | null | undefined;
   idempotencyKey?: string | undefined;
   /** The coin's USD price now (plain decimal), or null when none is known. */
   usdPrice: (coin: Ticker) => Promise<string | null>;
@@ -53,7 +58,7 @@ export interface SendInput {
 export type SendResult =
   | { ok: true; replayed: boolean; transaction: SentTransaction }
   | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" | "idempotency-conflict" }
-  | { ok: false; reason: "invalid-amount" | "invalid-address"; detail: string }
+  | { ok: false; reason: "invalid-amount" | "invalid-address" | "invalid-destination-tag"; detail: string }
   | { ok: false; reason: "insufficient-balance" };
 
 /** The amount's decimal text: a JSON number by its shortest round-trip text ("1e-7" stays refused). */
@@ -61,10 +66,10 @@ function amountText(amount: string | number): string {
   return typeof amount === "number" ? String(amount) : amount;
 }
 
-function requestHash(walletId: string, units: bigint, destination: string): string {
-  return createHash("sha256")
-    .update(JSON.stringify([walletId, units.toString(), destination]))
-    .digest("hex");
+function requestHash(walletId: string, units: bigint, destination: string, tag: number | null): string {
+  // Without a tag the hash is the one recorded before tags existed.
+  const request = [walletId, units.toString(), destination, ...(tag === null ? [] : [tag])];
+  return createHash("sha256").update(JSON.stringify(request)).digest("hex");
 }
 
 async function recorded(
@@ -140,14 +145,20 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
 
   const amount = parseAmount(coin, amountText(input.amount), { maxDecimals: SEND_DECIMALS });
   if (!amount.ok) return { ok: false, reason: "invalid-amount", detail: amount.reason };
-  const checked = validateAddress(
+  // An X-address becomes its classic address and the tag it carries (common/addresses.ts).
+  const checked = resolveDestination(
     coin,
     input.destination,
+    input.destinationTag ?? null,
     input.usdtNetwork ? { usdtNetwork: input.usdtNetwork } : {},
   );
-  if (!checked.ok) return { ok: false, reason: "invalid-address", detail: checked.reason };
-  const destination = checked.address;
-  const hash = requestHash(walletId, amount.units, destination);
+  if (!checked.ok) {
+    return checked.field === "tag"
+      ? { ok: false, reason: "invalid-destination-tag", detail: checked.reason }
+      : { ok: false, reason: "invalid-address", detail: checked.reason };
+  }
+  const { address: destination, tag } = checked;
+  const hash = requestHash(walletId, amount.units, destination, tag);
 
   const price = await input.usdPrice(coin);
   const amountUsd = price === null ? null : usdValue(coin, amount.units, price);
@@ -159,6 +170,7 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
     amount_in_dollar: amountUsd,
     transaction_crypto: coin,
     status: "pending",
+    ...(tag === null ? {} : { destination_tag: tag }),
   };
 
   let held: HoldSendResult;
@@ -169,6 +181,7 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
       coin,
       units: amount.units,
       destination,
+      destinationTag: tag,
       amountUsd,
       ...(key === undefined ? {} : { record: { userId, key, requestHash: hash, response: answer } }),
     });

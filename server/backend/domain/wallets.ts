@@ -171,6 +171,8 @@ export interface ClientTransaction {
   transaction_crypto: Ticker;
   /** 'Confirmed' for deposits; the withdrawal's 'pending' | 'Confirmed' | 'Declined'. */
   status: string;
+  /** An XRP send's destination tag, only when it has one (issue 15). */
+  destination_tag?: number;
 }
 
 export interface ClientMessage {
@@ -241,6 +243,8 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
       // A deposit's chain transaction id; a send's destination.
       reference: ledgerTransfers.externalTxId,
       status: sql<string | null>`NULL::text`.as("status"),
+      // bigint as text: the drivers disagree on how they hand a bigint back.
+      tag: sql<string | null>`NULL::text`.as("tag"),
     })
     .from(ledgerTransfers)
     .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
@@ -264,6 +268,7 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
       amountUsd: withdrawals.amountUsd,
       reference: withdrawals.destination,
       status: withdrawals.status,
+      tag: sql<string | null>`${withdrawals.destinationTag}::text`.as("tag"),
     })
     .from(withdrawals)
     .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
@@ -365,6 +370,7 @@ export async function clientBalances(
             transaction_id: s.id,
             transaction_crypto: ticker,
             status: s.status,
+            ...(s.tag === null ? {} : { destination_tag: Number(s.tag) }),
           } satisfies ClientTransaction,
         };
       }),
@@ -475,6 +481,8 @@ export interface SendInfo {
   amountUsd: string | null;
   /** The destination address. */
   address: string;
+  /** XRP's destination tag, or null. */
+  destinationTag: number | null;
   status: WithdrawalStatus;
   requestedAt: Date;
   decidedAt: Date | null;
@@ -495,6 +503,7 @@ const sendColumns = {
   units: withdrawals.amount,
   amountUsd: withdrawals.amountUsd,
   address: withdrawals.destination,
+  destinationTag: withdrawals.destinationTag,
   requestedAt: withdrawals.createdAt,
 };
 
@@ -515,7 +524,11 @@ export async function pendingSends(db: AppDb): Promise<PendingSend[]> {
     .innerJoin(users, eq(users.id, wallets.userId))
     .where(eq(withdrawals.status, "pending"))
     .orderBy(asc(withdrawals.createdAt), asc(withdrawals.id));
-  return rows.map((row) => ({ ...row, coin: sendCoin(row.coin), ageSeconds: Number(row.ageSeconds) }));
+  return rows.map((row) => ({
+    ...row,
+    coin: sendCoin(row.coin),
+    ageSeconds: Number(row.ageSeconds),
+  }));
 }
 
 /** One send (any status) with its owner's e-mail, or undefined. */

@@ -24,6 +24,11 @@ function age(seconds: number): string {
   return `${Math.floor(seconds / 86_400)} d`;
 }
 
+/** " with destination tag N" for an XRP send that has one, else "". */
+function tagText(tag: number | null): string {
+  return tag === null ? "" : ` with destination tag ${tag}`;
+}
+
 type Decision = { status: "Confirmed" } | { status: "Declined"; reason: string };
 
 interface Decided {
@@ -70,6 +75,7 @@ async function decideSend(ctx: CommandContext, sendId: string, decision: Decisio
       amount: formatAmount(send.coin, send.units),
       units: send.units.toString(),
       address: send.address,
+      ...(send.destinationTag === null ? {} : { destinationTag: send.destinationTag }),
       ...(decision.status === "Declined" ? { reason: decision.reason } : {}),
       before: { status: "pending" },
       after: { status: decided.status },
@@ -92,9 +98,10 @@ export const SEND_COMMANDS: readonly OpsCommand[] = [
     usage: `Usage: node server/ops/cli.ts sends [--json]
 
 Lists the sends users requested that wait for a decision, oldest first:
-requested at, age, user e-mail, coin, amount, destination address, send id.
-The amount is already held from the wallet. Answer each one with approve or
-decline.`,
+requested at, age, user e-mail, coin, amount, destination address, XRP
+destination tag (send to the address WITH this tag; "-" when there is none),
+send id. The amount is already held from the wallet. Answer each one with
+approve or decline.`,
     changes: false,
     arguments: 0,
     check: () => undefined,
@@ -112,6 +119,7 @@ decline.`,
         amount: formatAmount(r.coin, r.units),
         amountUsd: r.amountUsd,
         address: r.address,
+        destinationTag: r.destinationTag,
         requestedAt: r.requestedAt.toISOString(),
         ageSeconds: r.ageSeconds,
       })),
@@ -119,7 +127,7 @@ decline.`,
       rows.length === 0
         ? "No sends are waiting for a decision."
         : table(
-            ["REQUESTED AT", "AGE", "E-MAIL", "COIN", "AMOUNT", "ADDRESS", "SEND ID"],
+            ["REQUESTED AT", "AGE", "E-MAIL", "COIN", "AMOUNT", "ADDRESS", "TAG", "SEND ID"],
             rows.map((r) => [
               r.requestedAt.toISOString(),
               age(r.ageSeconds),
@@ -127,9 +135,10 @@ decline.`,
               r.coin,
               formatAmount(r.coin, r.units),
               r.address,
+              r.destinationTag === null ? "-" : String(r.destinationTag),
               r.sendId,
             ]),
-            new Set([4]),
+            new Set([4, 6]),
           ) +
           `\n\n${plural(rows.length, "send")} waiting. Answer with: approve <sendId> | decline <sendId> --reason <text>`,
   }),
@@ -158,11 +167,12 @@ send.approve).`,
       coin: send.coin,
       amount: formatAmount(send.coin, send.units),
       address: send.address,
+      destinationTag: send.destinationTag,
       decidedAt: decidedAt.toISOString(),
     }),
     text: ({ send }) =>
-      `Approved the send ${send.sendId}: ${formatAmount(send.coin, send.units)} ${send.coin} to ${send.address} ` +
-      `for ${send.email}. Status: Confirmed.`,
+      `Approved the send ${send.sendId}: ${formatAmount(send.coin, send.units)} ${send.coin} to ${send.address}` +
+      `${tagText(send.destinationTag)} for ${send.email}. Status: Confirmed.`,
   }),
 
   defineCommand({
@@ -205,6 +215,7 @@ send.decline).`,
       coin: send.coin,
       amount: formatAmount(send.coin, send.units),
       address: send.address,
+      destinationTag: send.destinationTag,
       decidedAt: decidedAt.toISOString(),
       reason,
       balance: formatAmount(send.coin, balance),

@@ -1,0 +1,2 @@
+ALTER TABLE "withdrawals" ADD COLUMN "destination_tag" bigint;--> statement-breakpoint
+ALTER TABLE "withdrawals" ADD CONSTRAINT "withdrawals_destination_tag_range" CHECK (destination_tag IS NULL OR destination_tag BETWEEN 0 AND 4294967295);
