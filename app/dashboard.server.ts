@@ -5,7 +5,9 @@
 // with every division's rounding stated (record 023). A sparkline is drawing
 // data: floats are fine there, it is never added to anything.
 import { add, divide, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal";
-import { SPARKLINE_HEIGHT, SPARKLINE_WIDTH } from "./components/sparkline";
+import { SPARKLINE_HEIGHT, SPARKLINE_WIDTH, type Sparkline } from "./components/sparkline";
+
+export type { Sparkline };
 
 /** Decimal places a coin's value 24 h ago is rounded to (USD, half away from zero): far below a cent. */
 export const PAST_VALUE_PLACES = 12;
@@ -68,14 +70,6 @@ export function totalChange24h(holdings: readonly Holding[]): TotalChange | null
     usd: plain(difference),
     percent: toFixed(divide(multiply(difference, HUNDRED), past, 2), 2),
   };
-}
-
-export interface Sparkline {
-  /** The SVG path's d, in a width × height box. */
-  d: string;
-  /** e.g. "BTC price, last 7 days: down 2.46%". */
-  label: string;
-  tone: "up" | "down" | "flat";
 }
 
 const coordinate = (value: number) => String(Math.round(value * 10) / 10);

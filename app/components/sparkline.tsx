@@ -1,4 +1,11 @@
-import type { Sparkline } from "../dashboard.server";
+/** A coin's 7-day line as drawn on the server (app/dashboard.server.ts). */
+export interface Sparkline {
+  /** The SVG path's d, in a width × height box. */
+  d: string;
+  /** e.g. "BTC price, last 7 days: down 2.46%". */
+  label: string;
+  tone: "up" | "down" | "flat";
+}
 
 /** The sparkline's box, in CSS pixels. */
 export const SPARKLINE_WIDTH = 96;

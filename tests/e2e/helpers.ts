@@ -7,6 +7,8 @@ import {
   type Page,
   type TestInfo,
 } from "@playwright/test";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { base58xrp } from "@scure/base";
 import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
@@ -266,4 +268,19 @@ export function ddmmyy(date: Date): string {
 /** The signed-in shell's sidebar (desktop) and its burger menu (mobile). */
 export function sidebar(page: Page) {
   return page.getByRole("complementary", { name: "Sidebar" });
+}
+
+/** A fresh classic XRP address (version 0x00, a random account id, double-SHA-256 checksum). */
+export function freshXrpAddress(): string {
+  const body = Uint8Array.from([0, ...randomBytes(20)]);
+  return base58xrp.encode(Uint8Array.from([...body, ...sha256(sha256(body)).subarray(0, 4)]));
+}
+
+/** An XRP wallet with an issued address and 100 XRP deposited. */
+export async function fundXrp(request: APIRequestContext, user: TestUser): Promise<string> {
+  await requestWallet(request, user, "XRP");
+  const walletId = requestedWalletId(user.email, "XRP");
+  ops("issue-address", walletId, freshXrpAddress());
+  ops("credit", walletId, "100", randomBytes(32).toString("hex").toUpperCase());
+  return walletId;
 }

@@ -4,7 +4,7 @@
 // if it never comes), so a control the keyboard cannot reach fails the test.
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { jsEnabled, visit } from "./helpers";
+import { fundXrp, jsEnabled, visit } from "./helpers";
 
 const MOBILE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
@@ -67,6 +67,44 @@ test.describe("with the keyboard alone", () => {
     await page.keyboard.press("Enter");
     await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
     expect(operator.pendingSends(signedIn.email).map((send) => send.amount)).toEqual(["0.25"]);
+  });
+
+  test("send XRP with a destination tag, shown on the warning and to the operator", async ({
+    page,
+    request,
+    signedIn,
+    operator,
+  }, testInfo) => {
+    test.setTimeout(120_000);
+    await fundXrp(request, signedIn);
+    await visit(page, "/wallet/xrp", testInfo);
+    await tabTo(
+      page,
+      page.getByRole("link", { name: "Send XRP" }).or(page.getByRole("button", { name: "Send XRP" })),
+    );
+    await page.keyboard.press("Enter");
+    await tabTo(page, page.getByLabel("Receiver address", { exact: true }));
+    // ripple-address-codec's published classic address.
+    await typeText(page, "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59");
+    await tabTo(page, page.getByLabel("Destination tag (optional)", { exact: true }), 10);
+    await typeText(page, "20240517");
+    await tabTo(page, page.getByLabel("Amount in XRP", { exact: true }), 10);
+    await typeText(page, "2");
+    if (!jsEnabled(testInfo)) {
+      await tabTo(page, page.getByRole("button", { name: "Convert XRP to USD" }));
+      await page.keyboard.press("Enter");
+      await expect(page.getByLabel("Amount in USD", { exact: true })).not.toHaveValue("");
+    }
+    await tabTo(page, page.getByRole("button", { name: "Send XRP", exact: true }));
+    await page.keyboard.press("Enter");
+    const warning = page.getByRole("dialog", { name: "Check before you send" });
+    await expect(warning).toContainText("Destination tag: 20240517");
+    await tabTo(page, warning.getByRole("button", { name: "Confirm" }), 10);
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+    expect(
+      operator.pendingSends(signedIn.email).map((send) => [send.amount, send.address, send.destinationTag]),
+    ).toEqual([["2", "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59", 20240517]]);
   });
 
   test("the currency picker: open it, choose EUR, the total is in euros", async ({

@@ -1,40 +1,13 @@
 // XRP destination tags (issue 15) in both projects (scripts on and off): the
 // optional tag field, its check at the field, the tag on the risk warning, the
 // operator's list and the expanded row; an X-address's own tag the same way.
-import { randomBytes } from "node:crypto";
-import { sha256 } from "@noble/hashes/sha2.js";
-import { base58xrp } from "@scure/base";
-import type { APIRequestContext, Page, TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import {
-  expectAccessible,
-  jsEnabled,
-  ops,
-  pendingSends,
-  requestedWalletId,
-  requestWallet,
-  visit,
-  type TestUser,
-} from "./helpers";
+import { expectAccessible, fundXrp, jsEnabled, pendingSends, visit } from "./helpers";
 
 // ripple-address-codec's published vectors: r9cZA1… and its X-address with tag 11747.
 const CLASSIC = "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59";
 const X_TAG_11747 = "X7AcgcsBL6XDcUb289X4mJ8djcdyKaLFuhLRuNXPrDeJd9A";
-
-/** A fresh classic XRP address (version 0x00, a random account id, double-SHA-256 checksum). */
-function freshXrpAddress(): string {
-  const body = Uint8Array.from([0, ...randomBytes(20)]);
-  return base58xrp.encode(Uint8Array.from([...body, ...sha256(sha256(body)).subarray(0, 4)]));
-}
-
-/** An XRP wallet with an issued address and 100 XRP deposited. */
-async function fundXrp(request: APIRequestContext, user: TestUser): Promise<string> {
-  await requestWallet(request, user, "XRP");
-  const walletId = requestedWalletId(user.email, "XRP");
-  ops("issue-address", walletId, freshXrpAddress());
-  ops("credit", walletId, "100", randomBytes(32).toString("hex").toUpperCase());
-  return walletId;
-}
 
 const warning = (page: Page) => page.getByRole("dialog", { name: "Check before you send" });
 const sendButton = (page: Page) => page.getByRole("button", { name: "Send XRP", exact: true });
