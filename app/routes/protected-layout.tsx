@@ -17,6 +17,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import {
   BellIcon,
   BuyIcon,
+  CloseIcon,
   ExitIcon,
   HistoryIcon,
   Logo,
@@ -419,7 +420,8 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         </Link>
         <details className="burger disclosure" ref={burger}>
           <summary aria-label={unread > 0 ? `Menu, ${unread} unread notifications` : "Menu"}>
-            <MenuIcon />
+            <MenuIcon className="icon icon-menu" />
+            <CloseIcon className="icon icon-close" />
             {unread > 0 ? (
               <span className="badge badge-dot" aria-hidden="true">
                 {unread}

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { bech32 } from "@scure/base";
-import { createUser, login, ops, requestedWalletId, requestWallet } from "../e2e/helpers";
+import { createUser, fundXrp, login, ops, requestedWalletId, requestWallet } from "../e2e/helpers";
 
 const OUT = path.resolve("screenshots");
 
@@ -40,6 +40,7 @@ test("the holder's screens", async ({ page, request }, testInfo) => {
   ops("credit", walletId, "0.0425", randomBytes(32).toString("hex"));
   ops("credit", walletId, "0.01", randomBytes(32).toString("hex"));
   await requestWallet(request, user, "ETH");
+  await fundXrp(request, user);
   ops("message", "--to", user.email, "Welcome to Coinkeep. Your first deposit has arrived.");
 
   await login(page, testInfo, user);
@@ -69,4 +70,17 @@ test("the holder's screens", async ({ page, request }, testInfo) => {
   await ready(page, testInfo);
   await page.locator(".tx-list summary").first().click();
   await shot(page, testInfo, "07-history");
+
+  // The phone's ☰ menu, open.
+  if (testInfo.project.name.endsWith("mobile")) {
+    await page.goto("/home");
+    await ready(page, testInfo);
+    await page.locator(".burger > summary").click();
+    await shot(page, testInfo, "08-menu");
+  }
+
+  // An XRP wallet's send form, with its destination tag.
+  await page.goto("/wallet/xrp?send=1");
+  await ready(page, testInfo);
+  await shot(page, testInfo, "09-xrp-send");
 });
