@@ -4,9 +4,14 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { HDKey, type Versions } from "@scure/bip32";
-import { mnemonicToSeedSync } from "@scure/bip39";
-import { base58, createBase58check } from "@scure/base";
-import { sha256 } from "@noble/hashes/sha2.js";
+import { mnemonicToEntropy, mnemonicToSeedSync } from "@scure/bip39";
+import { wordlist } from "@scure/bip39/wordlists/english.js";
+import { base58, bech32, createBase58check } from "@scure/base";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { hmac } from "@noble/hashes/hmac.js";
+import { pbkdf2 } from "@noble/hashes/pbkdf2.js";
+import { sha256, sha512 } from "@noble/hashes/sha2.js";
+import { concatBytes } from "@noble/hashes/utils.js";
 import { describe, expect, test } from "vitest";
 import { validateAddress } from "../../common/addresses.ts";
 import type { Ticker } from "../../common/coins.ts";
@@ -55,6 +60,42 @@ const dogeDgub = publicKeyOf(TRUST, "m/44'/3'/0'", DGUB);
 const trxXpub = publicKeyOf(TRUST, "m/44'/195'/0'");
 const xrpXpub = publicKeyOf(TRUST, "m/44'/144'/0'");
 
+/**
+ * Cardano's account key as a wallet exports it: the Icarus master key (PBKDF2-HMAC-SHA512 of
+ * the mnemonic's entropy, 4096 rounds, 96 bytes, clamped) and Bip32-Ed25519 hardened private
+ * derivation to m/1852'/1815'/0'; returns the public key and chain code. Test-only: the server
+ * never sees the private half.
+ */
+function cardanoAccount(mnemonic: string): Uint8Array {
+  const data = pbkdf2(sha512, new Uint8Array(0), mnemonicToEntropy(mnemonic, wordlist), {
+    c: 4096,
+    dkLen: 96,
+  });
+  let kl: Uint8Array = data.slice(0, 32);
+  let kr: Uint8Array = data.slice(32, 64);
+  let chain: Uint8Array = data.slice(64);
+  kl[0] = (kl[0] ?? 0) & 0b1111_1000;
+  kl[31] = ((kl[31] ?? 0) & 0b0001_1111) | 0b0100_0000;
+  for (const index of [1852, 1815, 0].map((i) => i + 2 ** 31)) {
+    const i = new Uint8Array(4);
+    new DataView(i.buffer).setUint32(0, index, true);
+    const z = hmac(sha512, chain, concatBytes(Uint8Array.of(0x00), kl, kr, i));
+    chain = hmac(sha512, chain, concatBytes(Uint8Array.of(0x01), kl, kr, i)).slice(32);
+    kl = fromNumberLe(8n * numberLe(z.subarray(0, 28)) + numberLe(kl), 32);
+    kr = fromNumberLe((numberLe(z.subarray(32)) + numberLe(kr)) % 2n ** 256n, 32);
+  }
+  const publicKey = ed25519.Point.BASE.multiply(numberLe(kl) % ed25519.Point.Fn.ORDER).toBytes();
+  return concatBytes(publicKey, chain);
+}
+function numberLe(bytes: Uint8Array): bigint {
+  return bytes.reduceRight((n, byte) => (n << 8n) | BigInt(byte), 0n);
+}
+function fromNumberLe(n: bigint, length: number): Uint8Array {
+  return Uint8Array.from({ length }, (_, i) => Number((n >> (8n * BigInt(i))) & 0xffn));
+}
+const adaAccount = cardanoAccount(TRUST);
+const adaXvk = bech32.encode("acct_xvk", bech32.toWords(adaAccount), 200);
+
 describe("account keys from the Trust Wallet test mnemonic", () => {
   test("the BTC and ETH account keys are the published ones", () => {
     expect(btcZpub).toBe(PUBLISHED_BTC_ZPUB);
@@ -94,6 +135,17 @@ describe("account keys from the Trust Wallet test mnemonic", () => {
   });
 });
 
+describe("Cardano (CIP-1852) from the Trust Wallet test mnemonic", () => {
+  test("acct_xvk and xpub1 forms give the published base address at index 0", () => {
+    const address =
+      "addr1qyr8jjfnypp95eq74aqzn7ss687ehxclgj7mu6gratmg3mul2040vt35dypp042awzsjk5xm3zr3zm5qh7454uwdv08s84ray2";
+    expect(deriveAddress("ADA", adaXvk, 0)).toBe(address);
+    expect(deriveAddress("ADA", bech32.encode("xpub", bech32.toWords(adaAccount), 200), 0)).toBe(address);
+    expect(parseAccountKey("ADA", adaXvk).prefix).toBe("acct_xvk");
+    expect(deriveAddress("ADA", adaXvk, 1)).not.toBe(address);
+  });
+});
+
 describe("BIP-84's own vectors (abandon ×11 about)", () => {
   const zpub = publicKeyOf(ABANDON, "m/84'/0'/0'", ZPUB);
 
@@ -120,6 +172,7 @@ describe("every derived address passes the app's own address check", () => {
     ["DOGE", dogeXpub, undefined],
     ["TRX", trxXpub, undefined],
     ["XRP", xrpXpub, undefined],
+    ["ADA", adaXvk, undefined],
   ];
   test.each(cases)("%s, indexes 0..19 and the last one: valid, distinct, canonical", (coin, text, opts) => {
     const key = parseAccountKey(coin, text, opts);
@@ -242,10 +295,23 @@ describe("refusals, each with a message that names the problem", () => {
     expect(() => parseAccountKey("SOL", ethXpub)).toThrow(/address pool/);
   });
 
-  test("ADA is not derived by this library yet", () => {
-    expect(() => deriveAddress("ADA", ethXpub, 0)).toThrow(
-      /Cardano \(CIP-1852\) account keys are not supported/,
+  test("ADA: private, other-level, non-Cardano and mistyped keys", () => {
+    const secret = bech32.encode("acct_xsk", bech32.toWords(new Uint8Array(96).fill(7)), 300);
+    expect(() => parseAccountKey("ADA", secret)).toThrow(
+      /This is a private extended key \(acct_xsk\): never give a private key to the server/,
     );
+    const root = bech32.encode("root_xvk", bech32.toWords(adaAccount.slice()), 200);
+    expect(() => parseAccountKey("ADA", root)).toThrow(
+      /a root_xvk is the root key \(m\), not the account level/,
+    );
+    expect(() => parseAccountKey("ADA", ethXpub)).toThrow(
+      "Expected the Cardano account key (acct_xvk or xpub of m/1852'/1815'/0'); this is not a bech32 Cardano key.",
+    );
+    const typo = adaXvk.slice(0, 20) + (adaXvk[20] === "q" ? "p" : "q") + adaXvk.slice(21);
+    expect(() => parseAccountKey("ADA", typo)).toThrow("This extended key's checksum does not match");
+    const short = bech32.encode("acct_xvk", bech32.toWords(adaAccount.slice(0, 32)), 200);
+    expect(() => parseAccountKey("ADA", short)).toThrow(/it holds 32 bytes, not 64/);
+    expect(() => deriveAddress("ADA", adaXvk, 2 ** 31)).toThrow(/An address index is a whole number/);
   });
 });
 
@@ -256,15 +322,25 @@ describe("no private key in, none out", () => {
     expect(String(key)).toBe(btcZpub);
     expect(JSON.parse(JSON.stringify(key))).toEqual({ scheme: "bip84-btc", extendedKey: btcZpub });
     expect(Object.keys(key).toSorted()).toEqual(["extendedKey", "prefix", "scheme"]);
-    expect(key.receiveKey(0)).toHaveLength(33);
+    // Only parseAccountKey makes a key deriveAddress takes.
+    expect(() => deriveAddress("BTC", new AccountKey("bip84-btc", "zpub", btcZpub), 0)).toThrow(
+      "Expected an account key made by parseAccountKey.",
+    );
   });
 
-  test("derive.ts never reaches for private key material", () => {
+  test.each(["derive.ts", "cardano.ts"])("%s never reaches for private key material", (file) => {
     const source = readFileSync(
-      path.resolve(import.meta.dirname, "../../server/backend/custody/derive.ts"),
+      path.resolve(import.meta.dirname, "../../server/backend/custody", file),
       "utf8",
     );
-    for (const use of ["fromMasterSeed", "privateExtendedKey", "toPrivateJSON", ".sign(", "bip39"]) {
+    for (const use of [
+      "fromMasterSeed",
+      "privateExtendedKey",
+      "toPrivateJSON",
+      ".sign(",
+      "bip39",
+      "pbkdf2",
+    ]) {
       expect(source).not.toContain(use);
     }
   });

@@ -9,8 +9,9 @@
 //   DOGE                     BIP-44 m/44'/3'/0'   dgub or xpub                            D… (0x1e)
 //   TRX, USDT (TRC-20)       BIP-44 m/44'/195'/0' xpub   T… (0x41 + keccak-256 of the key)
 //   XRP                      BIP-44 m/44'/144'/0' xpub   r… classic address
-//   SOL has no public derivation (SLIP-0010 ed25519 is hardened-only): it uses an address
-//   pool. ADA (CIP-1852, Bip32-Ed25519) is not part of this library yet.
+//   ADA                      CIP-1852 m/1852'/1815'/0' acct_xvk or xpub1 (bech32)  addr1… base address
+//                            (payment …/0/index, stake …/2/0; Bip32-Ed25519, in cardano.ts)
+//   SOL has no public derivation (SLIP-0010 ed25519 is hardened-only): it uses an address pool.
 //
 // An xpub carries no coin: the key of m/44'/60'/0' and that of m/84'/0'/0' look alike, so
 // an ETH xpub configured for BTC cannot be refused here. A zpub, ypub, dgub or testnet key
@@ -22,11 +23,18 @@ import { keccak_256 } from "@noble/hashes/sha3.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
+import {
+  CARDANO_ACCOUNT_PATH,
+  CARDANO_PUBLIC_PREFIXES,
+  cardanoReceiver,
+  parseCardanoAccountKey,
+} from "./cardano.ts";
 import { toEip55, validateAddress, type UsdtNetwork } from "../../../common/addresses.ts";
 import type { Ticker } from "../../../common/coins.ts";
 
 /** The address schemes derivable from an extended public key. */
-export type Scheme = "bip84-btc" | "bip44-evm" | "bip44-doge" | "bip44-tron" | "bip44-xrp";
+export type Scheme = "bip84-btc" | "bip44-evm" | "bip44-doge" | "bip44-tron" | "bip44-xrp" | "cip1852-ada";
+type Secp256k1Scheme = Exclude<Scheme, "cip1852-ada">;
 
 export interface DeriveOptions {
   /** Where USDT lives in this deployment (as in common/addresses.ts); "erc20" by default. */
@@ -83,50 +91,44 @@ interface SchemeFacts {
   /** The account path, for messages. */
   path: string;
   /** Extended public key prefixes taken for this scheme, the preferred first. */
-  accepts: readonly PublicPrefix[];
+  accepts: readonly string[];
   /** The ticker whose address check the derived address must pass. */
   check: { ticker: Ticker; opts?: DeriveOptions };
-  address: (publicKey: Uint8Array) => string;
 }
 
 const SCHEMES: Readonly<Record<Scheme, SchemeFacts>> = {
-  "bip84-btc": {
-    label: "Bitcoin",
-    path: "m/84'/0'/0'",
-    accepts: ["zpub", "xpub"],
-    check: { ticker: "BTC" },
-    address: (pub) => bech32.encode("bc", [0, ...bech32.toWords(hash160(pub))]),
-  },
+  "bip84-btc": { label: "Bitcoin", path: "m/84'/0'/0'", accepts: ["zpub", "xpub"], check: { ticker: "BTC" } },
   "bip44-evm": {
     label: "Ethereum / BNB Smart Chain",
     path: "m/44'/60'/0'",
     accepts: ["xpub"],
     check: { ticker: "ETH" },
-    address: (pub) => toEip55(bytesToHex(keccakOfPoint(pub).subarray(-20))),
   },
   "bip44-doge": {
     label: "Dogecoin",
     path: "m/44'/3'/0'",
     accepts: ["dgub", "xpub"],
     check: { ticker: "DOGE" },
-    address: (pub) => base58check.encode(concat([DOGE_P2PKH], hash160(pub))),
   },
-  "bip44-tron": {
-    label: "TRON",
-    path: "m/44'/195'/0'",
-    accepts: ["xpub"],
-    check: { ticker: "TRX" },
-    address: (pub) => base58check.encode(concat([TRON_PREFIX], keccakOfPoint(pub).subarray(-20))),
+  "bip44-tron": { label: "TRON", path: "m/44'/195'/0'", accepts: ["xpub"], check: { ticker: "TRX" } },
+  "bip44-xrp": { label: "XRP Ledger", path: "m/44'/144'/0'", accepts: ["xpub"], check: { ticker: "XRP" } },
+  "cip1852-ada": {
+    label: "Cardano",
+    path: CARDANO_ACCOUNT_PATH,
+    accepts: CARDANO_PUBLIC_PREFIXES,
+    check: { ticker: "ADA" },
   },
-  "bip44-xrp": {
-    label: "XRP Ledger",
-    path: "m/44'/144'/0'",
-    accepts: ["xpub"],
-    check: { ticker: "XRP" },
-    address: (pub) => {
-      const body = concat([XRP_ACCOUNT_ID], hash160(pub));
-      return base58xrp.encode(concat(body, sha256(sha256(body)).subarray(0, 4)));
-    },
+};
+
+/** The address of a compressed secp256k1 public key. */
+const SECP256K1_ADDRESS: Readonly<Record<Secp256k1Scheme, (publicKey: Uint8Array) => string>> = {
+  "bip84-btc": (pub) => bech32.encode("bc", [0, ...bech32.toWords(hash160(pub))]),
+  "bip44-evm": (pub) => toEip55(bytesToHex(keccakOfPoint(pub).subarray(-20))),
+  "bip44-doge": (pub) => base58check.encode(concat([DOGE_P2PKH], hash160(pub))),
+  "bip44-tron": (pub) => base58check.encode(concat([TRON_PREFIX], keccakOfPoint(pub).subarray(-20))),
+  "bip44-xrp": (pub) => {
+    const body = concat([XRP_ACCOUNT_ID], hash160(pub));
+    return base58xrp.encode(concat(body, sha256(sha256(body)).subarray(0, 4)));
   },
 };
 
@@ -134,7 +136,7 @@ const DOGE_P2PKH = 0x1e;
 const TRON_PREFIX = 0x41;
 const XRP_ACCOUNT_ID = 0x00;
 
-/** The derivation scheme of a coin; throws for coins without one (SOL, ADA). */
+/** The derivation scheme of a coin; throws for SOL, which has none. */
 export function schemeOf(coin: Ticker, opts?: DeriveOptions): Scheme {
   switch (coin) {
     case "BTC":
@@ -159,13 +161,14 @@ export function schemeOf(coin: Ticker, opts?: DeriveOptions): Scheme {
         "Solana has no public key derivation (ed25519 under SLIP-0010 is hardened-only): SOL deposit addresses come from an address pool of public keys generated offline, not from an extended public key.",
       );
     case "ADA":
-      throw new Error(
-        "Cardano (CIP-1852) account keys are not supported by this derivation library yet: issue ADA addresses by hand.",
-      );
+      return "cip1852-ada";
     default:
       throw new TypeError(`Unknown coin: ${String(coin)}`);
   }
 }
+
+/** Receive-address makers of the keys parseAccountKey made (so no other object passes for one). */
+const receivers = new WeakMap<AccountKey, (index: number) => string>();
 
 /**
  * A checked account-level extended public key. It holds no private key (there is none to
@@ -173,25 +176,15 @@ export function schemeOf(coin: Ticker, opts?: DeriveOptions): Scheme {
  */
 export class AccountKey {
   readonly scheme: Scheme;
-  /** The prefix it was given with: "zpub", "xpub", "dgub". */
-  readonly prefix: PublicPrefix;
+  /** The prefix it was given with: "zpub", "xpub", "dgub", "acct_xvk". */
+  readonly prefix: string;
   /** The extended public key as given (trimmed). */
   readonly extendedKey: string;
-  readonly #receive: HDKey;
 
-  constructor(scheme: Scheme, prefix: PublicPrefix, extendedKey: string, account: HDKey) {
+  constructor(scheme: Scheme, prefix: string, extendedKey: string) {
     this.scheme = scheme;
     this.prefix = prefix;
     this.extendedKey = extendedKey;
-    // The external chain (…/0) once, so each address costs one child derivation.
-    this.#receive = account.deriveChild(0);
-  }
-
-  /** The compressed secp256k1 public key at …/0/index. */
-  receiveKey(index: number): Uint8Array {
-    const key = this.#receive.deriveChild(index).publicKey;
-    if (!key) throw new Error("Derivation gave no public key.");
-    return key;
   }
 
   toString(): string {
@@ -214,6 +207,10 @@ export function parseAccountKey(coin: Ticker, text: string, opts?: DeriveOptions
   const expected = `the ${facts.label} account key (${facts.accepts.join(" or ")} of ${facts.path})`;
   const input = typeof text === "string" ? text.trim() : "";
   if (input === "") throw new Error(`Expected ${expected}; got nothing.`);
+  if (scheme === "cip1852-ada") {
+    const { prefix, key, chainCode } = parseCardanoAccountKey(input, expected);
+    return keep(new AccountKey(scheme, prefix, input), cardanoReceiver({ key, chainCode }));
+  }
 
   let raw: Uint8Array;
   try {
@@ -272,7 +269,19 @@ export function parseAccountKey(coin: Ticker, text: string, opts?: DeriveOptions
     throw new Error(`Expected ${expected}; its public key is not a valid secp256k1 point.`);
   }
   if (account.privateKey !== null) throw new Error("Refusing a key that carries a private key.");
-  return new AccountKey(scheme, prefix, input, account);
+  // The external chain (…/0) once, so each address costs one child derivation.
+  const receive = account.deriveChild(0);
+  const address = SECP256K1_ADDRESS[scheme];
+  return keep(new AccountKey(scheme, prefix, input), (index) => {
+    const key = receive.deriveChild(index).publicKey;
+    if (!key) throw new Error("Derivation gave no public key.");
+    return address(key);
+  });
+}
+
+function keep(key: AccountKey, receiver: (index: number) => string): AccountKey {
+  receivers.set(key, receiver);
+  return key;
 }
 
 const PRIVATE_VERSION_OF: Readonly<Record<PublicPrefix, number>> = {
@@ -300,7 +309,8 @@ export function deriveAddress(
 ): string {
   const scheme = schemeOf(coin, opts);
   const key = typeof accountKey === "string" ? parseAccountKey(coin, accountKey, opts) : accountKey;
-  if (!(key instanceof AccountKey)) throw new TypeError("Expected an account key.");
+  const receiver = key instanceof AccountKey ? receivers.get(key) : undefined;
+  if (receiver === undefined) throw new TypeError("Expected an account key made by parseAccountKey.");
   if (key.scheme !== scheme) {
     throw new Error(
       `This account key was checked for ${SCHEMES[key.scheme].label} (${SCHEMES[key.scheme].path}), not for ${coinLabel(coin, scheme)}.`,
@@ -312,7 +322,7 @@ export function deriveAddress(
     );
   }
 
-  const address = SCHEMES[scheme].address(key.receiveKey(index));
+  const address = receiver(index);
   const { ticker, opts: checkOpts } = SCHEMES[scheme].check;
   const checked = validateAddress(ticker, address, checkOpts);
   if (!checked.ok || checked.address !== address) {
