@@ -272,7 +272,7 @@ function parseEvm(input: string, label: string): Parsed {
 }
 
 /** EIP-55: a hex letter is upper-case where the nibble of keccak-256(lower-case hex) is ≥ 8. */
-function toEip55(lowerHex: string): string {
+export function toEip55(lowerHex: string): string {
   const hash = bytesToHex(keccak_256(utf8ToBytes(lowerHex)));
   let out = "0x";
   for (let i = 0; i < lowerHex.length; i++) {
