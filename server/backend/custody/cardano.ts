@@ -10,6 +10,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { blake2b } from "@noble/hashes/blake2.js";
 import { hmac } from "@noble/hashes/hmac.js";
 import { sha512 } from "@noble/hashes/sha2.js";
+import { concatBytes } from "@noble/hashes/utils.js";
 import { bech32 } from "@scure/base";
 
 /** Cardano's bech32 strings are longer than bech32's usual 90 characters. */
@@ -98,11 +99,11 @@ export function cardanoReceiver(account: Node): (index: number) => string {
 function softChild(parent: Node, index: number): Node {
   const i = new Uint8Array(4);
   new DataView(i.buffer).setUint32(0, index, true);
-  const z = hmac(sha512, parent.chainCode, concat(Uint8Array.of(0x02), parent.key, i));
+  const z = hmac(sha512, parent.chainCode, concatBytes(Uint8Array.of(0x02), parent.key, i));
   const zl = littleEndian(z.subarray(0, 28));
   const tweak = ed25519.Point.BASE.multiply(8n * zl);
   const key = ed25519.Point.fromBytes(parent.key).add(tweak).toBytes();
-  const chainCode = hmac(sha512, parent.chainCode, concat(Uint8Array.of(0x03), parent.key, i)).slice(32);
+  const chainCode = hmac(sha512, parent.chainCode, concatBytes(Uint8Array.of(0x03), parent.key, i)).slice(32);
   return { key, chainCode };
 }
 
@@ -114,14 +115,4 @@ function littleEndian(bytes: Uint8Array): bigint {
   let n = 0n;
   for (let i = bytes.length - 1; i >= 0; i--) n = (n << 8n) | BigInt(bytes[i] ?? 0);
   return n;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }

@@ -20,7 +20,7 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { ripemd160 } from "@noble/hashes/legacy.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { keccak_256 } from "@noble/hashes/sha3.js";
-import { bytesToHex } from "@noble/hashes/utils.js";
+import { bytesToHex, concatBytes } from "@noble/hashes/utils.js";
 import { HARDENED_OFFSET, HDKey } from "@scure/bip32";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import {
@@ -124,11 +124,12 @@ const SCHEMES: Readonly<Record<Scheme, SchemeFacts>> = {
 const SECP256K1_ADDRESS: Readonly<Record<Secp256k1Scheme, (publicKey: Uint8Array) => string>> = {
   "bip84-btc": (pub) => bech32.encode("bc", [0, ...bech32.toWords(hash160(pub))]),
   "bip44-evm": (pub) => toEip55(bytesToHex(keccakOfPoint(pub).subarray(-20))),
-  "bip44-doge": (pub) => base58check.encode(concat([DOGE_P2PKH], hash160(pub))),
-  "bip44-tron": (pub) => base58check.encode(concat([TRON_PREFIX], keccakOfPoint(pub).subarray(-20))),
+  "bip44-doge": (pub) => base58check.encode(concatBytes(Uint8Array.of(DOGE_P2PKH), hash160(pub))),
+  "bip44-tron": (pub) =>
+    base58check.encode(concatBytes(Uint8Array.of(TRON_PREFIX), keccakOfPoint(pub).subarray(-20))),
   "bip44-xrp": (pub) => {
-    const body = concat([XRP_ACCOUNT_ID], hash160(pub));
-    return base58xrp.encode(concat(body, sha256(sha256(body)).subarray(0, 4)));
+    const body = concatBytes(Uint8Array.of(XRP_ACCOUNT_ID), hash160(pub));
+    return base58xrp.encode(concatBytes(body, sha256(sha256(body)).subarray(0, 4)));
   },
 };
 
@@ -343,16 +344,6 @@ function hash160(bytes: Uint8Array): Uint8Array {
 function keccakOfPoint(compressed: Uint8Array): Uint8Array {
   const uncompressed = secp256k1.Point.fromBytes(compressed).toBytes(false);
   return keccak_256(uncompressed.subarray(1));
-}
-
-function concat(...parts: ArrayLike<number>[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
 }
 
 function coinLabel(coin: Ticker, scheme: Scheme): string {
