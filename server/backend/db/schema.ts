@@ -4,6 +4,7 @@
 import { sql } from "drizzle-orm";
 import {
   bigint,
+  boolean,
   check,
   foreignKey,
   index,
@@ -88,10 +89,15 @@ export const wallets = pgTable(
       .references(() => users.id),
     /** A ticker of common/coins.ts TICKERS. */
     coin: text("coin").notNull(),
-    /** The deposit address; NULL until an operator issues one. */
+    /** The deposit address; NULL until one is issued (derived, taken from a pool, or by an operator). */
     address: text("address"),
     requestedAt: timestamp("requested_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     issuedAt: timestamp("issued_at", { withTimezone: true, precision: 3 }),
+    /** How the address came (issue 16): 'manual' (ops issue-address), 'derived' (watch-only key), 'pool'; NULL while requested or issued before issue 16. */
+    addressSource: text("address_source"),
+    /** A derived address: which account key (custody_index_counters.key_id) and its index (receive chain). */
+    derivationKey: text("derivation_key"),
+    derivationIndex: bigint("derivation_index", { mode: "number" }),
   },
   (t) => [
     unique("wallets_user_coin_unique").on(t.userId, t.coin),
@@ -105,6 +111,18 @@ export const wallets = pgTable(
       .on(t.requestedAt)
       .where(sql`address IS NULL`),
     check("wallets_issued_consistent", sql`(address IS NULL) = (issued_at IS NULL)`),
+    check(
+      "wallets_address_source_valid",
+      sql`address_source IS NULL OR (address IS NOT NULL AND address_source IN ('manual', 'derived', 'pool'))`,
+    ),
+    check(
+      "wallets_derivation_consistent",
+      sql`(derivation_key IS NULL) = (derivation_index IS NULL) AND (address_source IS NOT DISTINCT FROM 'derived') = (derivation_index IS NOT NULL)`,
+    ),
+    // An index of one account key is handed out once per coin.
+    uniqueIndex("wallets_coin_derivation_unique")
+      .on(t.coin, t.derivationKey, t.derivationIndex)
+      .where(sql`derivation_index IS NOT NULL`),
   ],
 );
 
@@ -202,8 +220,9 @@ export const ledgerTransfers = pgTable(
       "ledger_transfers_resolution_pending",
       sql`(kind IN ('withdrawal_post', 'withdrawal_void')) = (pending_id IS NOT NULL)`,
     ),
-    // An on-chain transaction is credited once per coin.
-    uniqueIndex("ledger_transfers_coin_external_tx_unique")
+    // A chain output is credited once: chain_deposits' (coin, txid, output_index) key and its
+    // unique transfer_id (issue 16; one transaction may pay several of our addresses).
+    index("ledger_transfers_coin_external_tx_idx")
       .on(t.coin, t.externalTxId)
       .where(sql`external_tx_id IS NOT NULL`),
     // A hold is posted or voided exactly once.
@@ -365,6 +384,165 @@ export const auditLog = pgTable(
     createdAt: createdAt(),
   },
   (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_subject_idx").on(t.subject)],
+);
+
+// ---------------------------------------------------------------------------
+// Custody operations (issue 16, record 039)
+// ---------------------------------------------------------------------------
+
+/**
+ * The next unused receive index per (coin, account key). Incremented in the
+ * transaction that records the derived address, so the row lock orders
+ * concurrent requests (any process) and a rolled-back request gives its index back.
+ */
+export const custodyIndexCounters = pgTable(
+  "custody_index_counters",
+  {
+    coin: text("coin").notNull(),
+    /** Fingerprint of the configured account key (hex, see custody/issuing.ts). */
+    keyId: text("key_id").notNull(),
+    nextIndex: bigint("next_index", { mode: "number" }).notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.coin, t.keyId] }),
+    // BIP-32 non-hardened indexes: 0 .. 2^31 - 1.
+    check("custody_index_counters_range", sql`next_index BETWEEN 0 AND 2147483648`),
+  ],
+);
+
+/** Addresses loaded by operators (SOL: public keys made offline); a row with a wallet is taken. */
+export const addressPool = pgTable(
+  "address_pool",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    coin: text("coin").notNull(),
+    address: text("address").notNull(),
+    addedBy: text("added_by").notNull(),
+    addedAt: createdAt(),
+    walletId: uuid("wallet_id")
+      .unique("address_pool_wallet_unique")
+      .references(() => wallets.id),
+    takenAt: timestamp("taken_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    unique("address_pool_coin_address_unique").on(t.coin, t.address),
+    check("address_pool_taken_consistent", sql`(wallet_id IS NULL) = (taken_at IS NULL)`),
+    // The free addresses of a coin, oldest loaded first.
+    index("address_pool_free_idx")
+      .on(t.coin, t.addedAt, t.id)
+      .where(sql`wallet_id IS NULL`),
+  ],
+);
+
+/** Per-coin issuing policy set by an operator; no row: automatic when the coin has a key or a pool. */
+export const custodySettings = pgTable(
+  "custody_settings",
+  {
+    coin: text("coin").primaryKey(),
+    /** 'auto' | 'manual'. */
+    issuing: text("issuing").notNull().default("auto"),
+    updatedBy: text("updated_by").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  () => [check("custody_settings_issuing_valid", sql`issuing IN ('auto', 'manual')`)],
+);
+
+/**
+ * Kill switches: a row pauses sends, deposits or issuing for one coin (every
+ * user) or one user (every coin). Resuming deletes the row; the audit log
+ * keeps both. `automatic`: set by reconciliation (a shortfall), not by a person.
+ */
+export const pauses = pgTable(
+  "pauses",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** 'sends' | 'deposits' | 'issuing'. */
+    what: text("what").notNull(),
+    coin: text("coin"),
+    userId: uuid("user_id").references(() => users.id),
+    reason: text("reason").notNull(),
+    actor: text("actor").notNull(),
+    automatic: boolean("automatic").notNull().default(false),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("pauses_what_valid", sql`what IN ('sends', 'deposits', 'issuing')`),
+    check("pauses_one_scope", sql`(coin IS NULL) <> (user_id IS NULL)`),
+    check("pauses_reason_length", sql`char_length(reason) BETWEEN 1 AND 1000`),
+    uniqueIndex("pauses_coin_unique")
+      .on(t.what, t.coin)
+      .where(sql`coin IS NOT NULL`),
+    uniqueIndex("pauses_user_unique")
+      .on(t.what, t.userId)
+      .where(sql`user_id IS NOT NULL`),
+  ],
+);
+
+/**
+ * Deposits as the chain names them: one row per (coin, transaction id, output
+ * or log index), credited at most once. 'pending' until it has the coin's
+ * confirmations (shown to the user as 'Unconfirmed'); 'credited' names its
+ * ledger transfer, whose id is this row's id.
+ */
+export const chainDeposits = pgTable(
+  "chain_deposits",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    coin: text("coin").notNull(),
+    txid: text("txid").notNull(),
+    /** The output index (UTXO coins) or log / event index (account coins); 0 when the chain has one payment per transaction. */
+    outputIndex: bigint("output_index", { mode: "number" }).notNull(),
+    /** Our address it paid (canonical form). */
+    address: text("address").notNull(),
+    walletId: uuid("wallet_id")
+      .notNull()
+      .references(() => wallets.id),
+    amount: units("amount").notNull(),
+    /** As last reported; NULL when an operator vouched for the deposit (ops credit). */
+    confirmations: bigint("confirmations", { mode: "number" }),
+    /** 'pending' | 'credited'. */
+    status: text("status").notNull(),
+    transferId: uuid("transfer_id")
+      .unique("chain_deposits_transfer_unique")
+      .references(() => ledgerTransfers.id),
+    amountUsd: text("amount_usd"),
+    createdAt: createdAt(),
+    creditedAt: timestamp("credited_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    unique("chain_deposits_output_unique").on(t.coin, t.txid, t.outputIndex),
+    check("chain_deposits_status_valid", sql`status IN ('pending', 'credited')`),
+    check(
+      "chain_deposits_credited_consistent",
+      sql`(status = 'credited') = (transfer_id IS NOT NULL) AND (status = 'credited') = (credited_at IS NOT NULL)`,
+    ),
+    check("chain_deposits_amount_positive", sql`amount > 0`),
+    check("chain_deposits_output_nonnegative", sql`output_index >= 0`),
+    check("chain_deposits_confirmations_nonnegative", sql`confirmations IS NULL OR confirmations >= 0`),
+    // A wallet's unconfirmed deposits, newest first (call 4 lists them).
+    index("chain_deposits_pending_idx")
+      .on(t.walletId, t.createdAt, t.id)
+      .where(sql`status = 'pending'`),
+  ],
+);
+
+/** What the provider holds per coin (its node, its custodian's statement); the newest row counts. */
+export const custodyHoldings = pgTable(
+  "custody_holdings",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
+    coin: text("coin").notNull(),
+    amount: units("amount").notNull(),
+    source: text("source").notNull(),
+    actor: text("actor").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("custody_holdings_amount_nonnegative", sql`amount >= 0`),
+    check("custody_holdings_source_length", sql`char_length(source) BETWEEN 1 AND 500`),
+    index("custody_holdings_coin_idx").on(t.coin, t.createdAt, t.id),
+  ],
 );
 
 export type Wallet = typeof wallets.$inferSelect;

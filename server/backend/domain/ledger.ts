@@ -26,12 +26,13 @@
 // transaction (drizzle's tx is an AppDb too) it runs inside the caller's (as a
 // savepoint where it opens one), so a caller can write, e.g., an audit row
 // atomically with the change.
+import { randomUUID } from "node:crypto";
 import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { MAX_DESTINATION_TAG } from "../../../common/literals.ts";
 import type { AppDb } from "../db/index.ts";
-import { ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
+import { chainDeposits, ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
 import { normaliseUsd } from "./amounts.ts";
 
@@ -147,8 +148,10 @@ export interface CreditDepositInput {
   walletId: string;
   /** Base units; > 0. */
   units: bigint;
-  /** The on-chain transaction id; credited at most once per coin. Stored as given (ids can be case-sensitive). */
+  /** The on-chain transaction id. Stored as given (ids can be case-sensitive). */
   externalTxId: string;
+  /** The output index (UTXO coins) or log index (tokens) within the transaction; default 0. */
+  outputIndex?: number;
   /** The USD value at the time, a plain decimal string. */
   amountUsd?: string | null;
 }
@@ -159,50 +162,65 @@ export interface DepositRecord {
   coin: Ticker;
   units: bigint;
   externalTxId: string;
+  outputIndex: number;
   amountUsd: string | null;
   createdAt: Date;
 }
 
 export type CreditDepositResult =
   | { ok: true; duplicate: false; deposit: DepositRecord }
-  /** The transaction id was already credited (possibly to another wallet or with another amount): nothing written. */
+  /** The chain output was already recorded (possibly to another wallet or with another amount): nothing written. */
   | { ok: true; duplicate: true; deposit: DepositRecord }
   | { ok: false; reason: "wallet-not-found" | "no-address" };
+
+/** The largest output / log index accepted (PostgreSQL bigint; real chains stay far below). */
+export const MAX_OUTPUT_INDEX = 2 ** 31 - 1;
 
 async function findDeposit(
   db: AppDb,
   coin: Ticker,
   externalTxId: string,
+  outputIndex: number,
 ): Promise<DepositRecord | undefined> {
   const rows = await db
     .select({
-      transferId: ledgerTransfers.id,
-      walletId: ledgerAccounts.walletId,
-      units: ledgerTransfers.amount,
-      externalTxId: ledgerTransfers.externalTxId,
-      amountUsd: ledgerTransfers.amountUsd,
-      createdAt: ledgerTransfers.createdAt,
+      id: chainDeposits.id,
+      transferId: chainDeposits.transferId,
+      walletId: chainDeposits.walletId,
+      units: chainDeposits.amount,
+      externalTxId: chainDeposits.txid,
+      outputIndex: chainDeposits.outputIndex,
+      amountUsd: chainDeposits.amountUsd,
+      createdAt: chainDeposits.createdAt,
     })
-    .from(ledgerTransfers)
-    .innerJoin(ledgerAccounts, eq(ledgerAccounts.id, ledgerTransfers.creditAccountId))
+    .from(chainDeposits)
     .where(
       and(
-        eq(ledgerTransfers.coin, coin),
-        eq(ledgerTransfers.externalTxId, externalTxId),
-        eq(ledgerTransfers.kind, "deposit"),
+        eq(chainDeposits.coin, coin),
+        eq(chainDeposits.txid, externalTxId),
+        eq(chainDeposits.outputIndex, outputIndex),
       ),
     );
   const row = rows[0];
-  if (!row?.walletId || row.externalTxId === null) return undefined;
-  return { ...row, walletId: row.walletId, externalTxId: row.externalTxId, coin };
+  if (!row) return undefined;
+  const { id, transferId, ...rest } = row;
+  return { ...rest, transferId: transferId ?? id, outputIndex: Number(row.outputIndex), coin };
 }
 
-/** deposits → wallet. The same externalTxId for the same coin credits once; a repeat reports duplicate. */
+/**
+ * deposits → wallet, recorded as its chain output (chain_deposits, credited).
+ * The same (coin, txid, output index) is credited once whatever the wallet
+ * argument says; a repeat reports duplicate and writes nothing.
+ */
 export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promise<CreditDepositResult> {
   requirePositive(input.units);
   const externalTxId = input.externalTxId;
   if (externalTxId.length === 0 || externalTxId.length > MAX_EXTERNAL_TX_ID || /\s/u.test(externalTxId)) {
     throw new LedgerInputError(`externalTxId must be 1 to ${MAX_EXTERNAL_TX_ID} characters without spaces`);
+  }
+  const outputIndex = input.outputIndex ?? 0;
+  if (!Number.isSafeInteger(outputIndex) || outputIndex < 0 || outputIndex > MAX_OUTPUT_INDEX) {
+    throw new LedgerInputError(`outputIndex must be a whole number from 0 to ${MAX_OUTPUT_INDEX}`);
   }
   const amountUsd = usdOrNull(input.amountUsd);
 
@@ -210,14 +228,16 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
     db.transaction(async (tx): Promise<CreditDepositResult> => {
       const wallet = await findWalletAccount(tx, input.walletId);
       if (!wallet) return { ok: false, reason: "wallet-not-found" };
-      const existing = await findDeposit(tx, wallet.coin, externalTxId);
+      const existing = await findDeposit(tx, wallet.coin, externalTxId, outputIndex);
       if (existing) return { ok: true, duplicate: true, deposit: existing };
       // Deposits arrive at an address: a wallet still waiting for one cannot have received any.
       if (wallet.address === null) return { ok: false, reason: "no-address" };
       const deposits = await systemAccount(tx, wallet.coin, "deposits");
+      const id = randomUUID();
       const [row] = await tx
         .insert(ledgerTransfers)
         .values({
+          id,
           coin: wallet.coin,
           debitAccountId: deposits,
           creditAccountId: wallet.accountId,
@@ -228,6 +248,22 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
         })
         .returning({ id: ledgerTransfers.id, createdAt: ledgerTransfers.createdAt });
       if (!row) throw new Error("deposit insert returned nothing");
+      // The chain output's key: a concurrent credit of the same output fails here and rolls back.
+      await tx.insert(chainDeposits).values({
+        id,
+        coin: wallet.coin,
+        txid: externalTxId,
+        outputIndex,
+        address: wallet.address,
+        walletId: wallet.walletId,
+        amount: input.units,
+        confirmations: null,
+        status: "credited",
+        transferId: id,
+        amountUsd,
+        createdAt: row.createdAt,
+        creditedAt: row.createdAt,
+      });
       return {
         ok: true,
         duplicate: false,
@@ -237,6 +273,7 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
           coin: wallet.coin,
           units: input.units,
           externalTxId,
+          outputIndex,
           amountUsd,
           createdAt: row.createdAt,
         },
@@ -246,7 +283,7 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
   try {
     return await attempt();
   } catch (error) {
-    // A concurrent credit of the same transaction id won the unique index: report it as the duplicate it is.
+    // A concurrent credit of the same output won the unique key: report it as the duplicate it is.
     if (!isUniqueViolation(error)) throw error;
     const again = await attempt();
     if (again.ok && !again.duplicate) {
