@@ -44,6 +44,11 @@ const COIN_PAUSED = "Sends of ETH are paused for now. Your funds are safe; pleas
 const USER_PAUSED =
   "Sends from your account are paused for now. Your funds are safe; please contact support.";
 
+/** DOGE's row of `reconcile --json`. */
+function dogeRow(json: unknown) {
+  return (json as { coin: string }[]).find((r) => r.coin === "DOGE");
+}
+
 function units(coin: Ticker, text: string): bigint {
   const parsed = parseAmount(coin, text);
   if (!parsed.ok) throw new Error(parsed.reason);
@@ -450,8 +455,6 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       await connection?.close();
     });
 
-    const DOGE_ROW = (json: unknown) => (json as { coin: string }[]).find((r) => r.coin === "DOGE");
-
     test("figures exact after deposits, a pending send and decided sends; a shortfall pauses the coin", async () => {
       const a = await holder(connection, "DOGE", "10");
       const b = await holder(connection, "DOGE", "2.5");
@@ -471,7 +474,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       expect((await voidWithdrawal(db, await hold(b.walletId, "0.5"), "no")).ok).toBe(true); // came back
       // Owed: (10 − 1 − 2) + 2.5 = 9.5; held for the pending send: 1.
 
-      const first = DOGE_ROW(JSON.parse((await ops("reconcile", "--json", "--as", "op")).stdout));
+      const first = dogeRow(JSON.parse((await ops("reconcile", "--json", "--as", "op")).stdout));
       expect(first).toEqual({
         coin: "DOGE",
         owed: "9.5",
@@ -568,7 +571,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
 
       // reconcile again: still short, the pause stays (nothing new written).
       const before = await written();
-      const again = DOGE_ROW(JSON.parse((await ops("reconcile", "--json", "--as", "op")).stdout));
+      const again = dogeRow(JSON.parse((await ops("reconcile", "--json", "--as", "op")).stdout));
       expect(again).toMatchObject({ difference: "-0.00000001", shortfall: true, pausedNow: false });
       expect(again).toMatchObject({ sendsPaused: { actor: "reconcile", automatic: true } });
       expect(await written()).toEqual(before);
