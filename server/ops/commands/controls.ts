@@ -201,8 +201,8 @@ export const CONTROL_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: "pause",
     summary: [
-      ["pause <sends|deposits|issuing>", "pause for a coin or a user (kill switch)"],
-      ["    (--coin <T> | --user <u>) --reason <text>", ""],
+      ["pause <what> (--coin T|--user U)", "pause sends, deposits or issuing (kill switch)"],
+      ["    --reason <text>", "why (audit log); U: an e-mail or a user id"],
     ],
     usage: switchUsage(
       "pause",
@@ -242,8 +242,8 @@ says so and changes nothing (exit 1). Writes one audit_log row (action pause).`,
   defineCommand({
     name: "resume",
     summary: [
-      ["resume <sends|deposits|issuing>", "lift a pause (also an automatic one)"],
-      ["    (--coin <T> | --user <u>) --reason <text>", ""],
+      ["resume <what> (--coin T|--user U)", "lift a pause (also an automatic one)"],
+      ["    --reason <text>", "why (audit log)"],
     ],
     usage: switchUsage(
       "resume",
@@ -333,7 +333,10 @@ an operator resumes them.`,
 
   defineCommand({
     name: "holdings",
-    summary: [["holdings set <coin> <amount> --source <text>", "record what the provider holds of a coin"]],
+    summary: [
+      ["holdings set <coin> <amount>", "record what the provider holds of a coin"],
+      ["    --source <text>", "where the figure comes from (node, statement)"],
+    ],
     usage: `Usage: node server/ops/cli.ts holdings set <coin> <amount> --source <text> [--as <name>] [--json]
 
 Records what the provider holds of a coin (from its own node or a custodian
@@ -380,7 +383,7 @@ more (action pause) when it pauses.`,
 
   defineCommand({
     name: "reconcile",
-    summary: [["reconcile", "owed to holders vs holdings per coin; pauses a short coin's sends"]],
+    summary: [["reconcile", "owed vs holdings per coin; a shortfall pauses sends"]],
     usage: `Usage: node server/ops/cli.ts reconcile [--as <name>] [--json]
 
 Per coin: owed to holders (the wallets' available balances), held for pending
