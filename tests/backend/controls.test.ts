@@ -278,6 +278,21 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       expect(await activePause(db, "deposits", { coin: "BTC", userId: who.userId })).toBeUndefined();
     });
 
+    test("two operators pausing at once: one pause and one audit row, the other told it is paused", async () => {
+      const before = await written();
+      const both = await Promise.all(
+        ["op-1", "op-2"].map((actor) =>
+          pause(db, { what: "issuing", scope: { coin: "XRP" }, reason: `by ${actor}`, actor }),
+        ),
+      );
+      expect(both.map((r) => r.ok).toSorted()).toEqual([false, true]);
+      const winner = both.find((r) => r.ok)?.pause;
+      expect(both.find((r) => !r.ok)).toEqual({ ok: false, reason: "already-paused", pause: winner });
+      const after = await written();
+      expect(after).toEqual({ ...before, audit: (before.audit ?? 0) + 1, pauses: (before.pauses ?? 0) + 1 });
+      await resume(db, { what: "issuing", scope: { coin: "XRP" }, reason: "done", actor: "op-1" });
+    });
+
     test("mistakes are refused before anything is written", async () => {
       const before = await written();
       const cases: [string[], string][] = [
