@@ -12,6 +12,7 @@ import { createBase58check } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { expect, test } from "./fixtures";
 import {
+  expectAccessible,
   jsEnabled,
   ops,
   requestedWalletId,
@@ -126,6 +127,7 @@ test("an operator pauses a coin's sends: the send form says so, a send is refuse
     // Shown where the send starts, before anything is typed; the operator's reason never is.
     await expect(notice(page, coin.ticker)).toBeVisible();
     await expect(page.getByText("node maintenance")).toHaveCount(0);
+    await expectAccessible(page);
     await expectRefused(page, testInfo, coin, signedIn);
   } finally {
     ops("resume", "sends", "--coin", coin.ticker, "--reason", "e2e: maintenance over");
