@@ -199,11 +199,13 @@ export interface SendReply {
 
 /**
  * The message shown when call 6 refuses or fails (spec section 8): an
- * insufficient balance as the backend words it, anything else as
- * 'Transaction failed: …'. Decided by the refusal's code, never its text.
+ * insufficient balance and paused sends (record 041) as the backend words
+ * them, anything else as 'Transaction failed: …'. Decided by the refusal's
+ * code, never its text.
  */
 export function sendFailureMessage(failure: BackendFailure): string {
-  return failure.kind === "rejected" && failure.code === "insufficient_balance"
+  return failure.kind === "rejected" &&
+    (failure.code === "insufficient_balance" || failure.code === "sends_paused")
     ? failure.message
     : `Transaction failed: ${failure.message}`;
 }

@@ -2,6 +2,7 @@ import { Suspense, useEffect } from "react";
 import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
+import { sendsPausedMessage } from "../../common/contract/refusals";
 import { INCOMING_TRANSACTION } from "../../common/literals";
 import { backend, transactionsBefore } from "../api.server";
 import { qrSvg } from "../lib/qr.server";
@@ -66,6 +67,10 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     ? answer.data.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)
     : [];
   const page = all.slice(0, PAGE_SIZE);
+  // Sends paused for this coin or this user (record 041): said on the send form before anyone types.
+  const paused = answer.ok
+    ? answer.data.wallets.find((w) => w.wallet_crypto === coin.ticker)?.sends_paused
+    : undefined;
   // After a send: `?sent={id}` shows 'Sent!' for that send, looked up in the user's own list.
   const sentId = url.searchParams.get("sent");
   const sent = sentId
@@ -81,6 +86,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     // A fresh idempotency key for a send form opened on this page.
     sendKey: newSendKey(),
     sendOpen: url.searchParams.has("send"),
+    sendsPaused: paused ? sendsPausedMessage(paused, coin.ticker) : null,
     sent: sent
       ? {
           id: sent.id,
@@ -221,18 +227,25 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
               />
             </Suspense>
           ) : (
-            <SendPanel
-              ticker={row.ticker}
-              network={loaderData.network}
-              ownAddress={row.address}
-              balance={row.balance}
-              price={row.price}
-              multiplier={view.multiplier}
-              currency={view.currency}
-              sendKey={loaderData.sendKey}
-              initiallyOpen={loaderData.sendOpen}
-              reply={reply}
-            />
+            <>
+              {loaderData.sendsPaused ? (
+                <p className="banner" role="status">
+                  {loaderData.sendsPaused}
+                </p>
+              ) : null}
+              <SendPanel
+                ticker={row.ticker}
+                network={loaderData.network}
+                ownAddress={row.address}
+                balance={row.balance}
+                price={row.price}
+                multiplier={view.multiplier}
+                currency={view.currency}
+                sendKey={loaderData.sendKey}
+                initiallyOpen={loaderData.sendOpen}
+                reply={reply}
+              />
+            </>
           )
         ) : (
           <div className="actions">

@@ -249,7 +249,15 @@ const openMessageAnswer = z.object({
 
 const clientBalancesAnswer = z.object({
   balances: z.record(z.string(), decimalText),
-  wallets: z.array(z.object({ id: z.string(), wallet_crypto: z.string(), wallet_address: z.string() })),
+  wallets: z.array(
+    z.object({
+      id: z.string(),
+      wallet_crypto: z.string(),
+      wallet_address: z.string(),
+      /** Our addition (record 041): present only while sends are paused, for the coin or the user. */
+      sends_paused: z.enum(["coin", "user"]).optional(),
+    }),
+  ),
   transactions: z.array(
     z.object({
       id: z.string(),

@@ -45,6 +45,9 @@ export const REFUSALS = {
     message: "This idempotency key was already used for a different transaction.",
   },
   insufficient_balance: { status: 422, message: "Insufficient balance." },
+  // Kill switches (record 041): 423, a 4xx the web tier shows (a 5xx reads as the backend failing);
+  // the text, by scope, is sendsPausedMessage's.
+  sends_paused: { status: 423, message: "{detail}" },
   // The prices service: a request without its App_name / App_url headers.
   unknown_application: { status: 401, message: "Unknown application." },
   // Messages (calls 8 and 12); a refused call-12 message names its fields in `issues`.
@@ -103,6 +106,16 @@ export function tooManyAttempts(seconds: number): Refusal {
     ...refusal("too_many_attempts", { retryAfter: seconds }),
     message: REFUSALS.too_many_attempts.message.replace("{seconds}", String(seconds)),
   };
+}
+
+/**
+ * What a user is told while sends are paused (record 041): for the coin (every
+ * user) or for their account. The operator's reason is never shown.
+ */
+export function sendsPausedMessage(scope: "coin" | "user", ticker: string): string {
+  return scope === "coin"
+    ? `Sends of ${ticker} are paused for now. Your funds are safe; please try again later.`
+    : "Sends from your account are paused for now. Your funds are safe; please contact support.";
 }
 
 /** The answers' success texts (spec section 7). */

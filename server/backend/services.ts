@@ -5,7 +5,13 @@
 // in-process client calls them directly — no Request, no JSON.
 import { coinFor, type Ticker } from "../../common/coins.ts";
 import type { BackendServices, Caller, Outcome, Principal } from "../../common/contract/client.ts";
-import { ANSWERS, refusal, tooManyAttempts, type Refusal } from "../../common/contract/refusals.ts";
+import {
+  ANSWERS,
+  refusal,
+  sendsPausedMessage,
+  tooManyAttempts,
+  type Refusal,
+} from "../../common/contract/refusals.ts";
 import { normalisePhrase } from "../../common/phrase.ts";
 import type { UsdtNetwork } from "../../common/addresses.ts";
 import {
@@ -138,6 +144,8 @@ function sendOutcome(sent: SendResult): Outcome<{
       return refusal("idempotency_conflict");
     case "insufficient-balance":
       return refusal("insufficient_balance");
+    case "sends-paused":
+      return refusal("sends_paused", { detail: sendsPausedMessage(sent.scope, sent.coin) });
   }
 }
 

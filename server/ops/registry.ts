@@ -8,6 +8,7 @@ import os from "node:os";
 import type { Config } from "../host/config.ts";
 import type { AppDb } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
+import { CONTROL_COMMANDS } from "./commands/controls.ts";
 import { LOGIN_COMMANDS } from "./commands/logins.ts";
 import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
@@ -16,6 +17,7 @@ import { WALLET_COMMANDS } from "./commands/wallets.ts";
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
   ...SEND_COMMANDS,
+  ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
 ];
@@ -29,16 +31,24 @@ const COMMON_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-// An option belongs to one command, so "--x goes with <command> only" has one answer.
-const OWNER = new Map<string, string>();
+// An option belongs to the commands that declare it, all alike (pause, resume and
+// decline share --reason), so "--x goes with <commands> only" has one answer.
+const OWNERS = new Map<string, { type: string; names: string[] }>();
 for (const c of COMMANDS) {
   if (BY_NAME.get(c.name) !== c) throw new Error(`Two operator commands are named ${c.name}.`);
-  for (const option of Object.keys(c.options)) {
-    if (Object.hasOwn(COMMON_OPTIONS, option) || OWNER.has(option)) {
+  for (const [option, spec] of Object.entries(c.options)) {
+    const owner = OWNERS.get(option);
+    if (Object.hasOwn(COMMON_OPTIONS, option) || (owner && owner.type !== spec.type)) {
       throw new Error(`The option --${option} of ${c.name} is taken.`);
     }
-    OWNER.set(option, c.name);
+    if (owner) owner.names.push(c.name);
+    else OWNERS.set(option, { type: spec.type, names: [c.name] });
   }
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
 }
 
 const commandList = COMMANDS.flatMap((c) => c.summary)
@@ -117,11 +127,17 @@ export function parseCommandLine(argv: string[]): Invocation {
   if (values.help) return { kind: "help", text: command.usage };
   for (const other of COMMANDS) {
     if (other === command) continue;
-    const given = Object.keys(other.options).filter((o) => values[o] !== undefined);
-    if (given.length > 0) {
-      const all = Object.keys(other.options).map((o) => `--${o}`);
-      throw new OpsError(`${all.join(" and ")} ${all.length === 1 ? "goes" : "go"} with ${other.name} only.`);
+    const given = Object.keys(other.options).filter(
+      (o) => values[o] !== undefined && !Object.hasOwn(command.options, o),
+    );
+    if (given.length === 0) continue;
+    const shared = given.find((o) => (OWNERS.get(o)?.names.length ?? 0) > 1);
+    if (shared !== undefined) {
+      throw new OpsError(`--${shared} goes with ${listed(OWNERS.get(shared)?.names ?? [])} only.`);
     }
+    const own = Object.keys(other.options).filter((o) => OWNERS.get(o)?.names.length === 1);
+    const all = own.map((o) => `--${o}`);
+    throw new OpsError(`${all.join(" and ")} ${all.length === 1 ? "goes" : "go"} with ${other.name} only.`);
   }
   const run = command.prepare(args, values);
   const as = typeof values.as === "string" ? values.as : undefined;

@@ -1,4 +1,4 @@
-// Kill switches (issue 16, record 039): a pause of sends, deposits or issuing
+// Kill switches (issue 16, record 041): a pause of sends, deposits or issuing
 // for one coin (every user) or one user (every coin). A row in `pauses` is a
 // pause in force; resuming deletes it. Operators set and lift them with
 // `ops pause` / `ops resume` (server/ops/commands/controls.ts), and
@@ -6,7 +6,7 @@
 import { and, eq, or } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
-import { pauses } from "../db/schema.ts";
+import { auditLog, pauses } from "../db/schema.ts";
 import { isUuid } from "./ledger.ts";
 
 export type PauseWhat = "sends" | "deposits" | "issuing";
@@ -64,4 +64,137 @@ export async function activePause(
 export async function listPauses(db: AppDb): Promise<ActivePause[]> {
   const rows = await db.select().from(pauses);
   return rows.map(toPause).toSorted((a, b) => b.createdAt.getTime() - a.createdAt.getTime());
+}
+
+// ---------------------------------------------------------------------------
+// Setting and lifting a pause
+// ---------------------------------------------------------------------------
+
+/** The most characters of a pause's reason (the table's CHECK says the same). */
+export const MAX_PAUSE_REASON = 1000;
+
+export class ControlsInputError extends Error {}
+
+/** One coin for every user, or one user for every coin. */
+export type PauseScope = { coin: Ticker } | { userId: string };
+
+export interface PauseInput {
+  what: PauseWhat;
+  scope: PauseScope;
+  /** Why, for the audit log and `ops pauses`; 1..1000 characters once trimmed. Never shown to users. */
+  reason: string;
+  /** Who: an operator's name, or 'reconcile'. */
+  actor: string;
+  /** Set by reconciliation. */
+  automatic?: boolean;
+}
+
+export type PauseResult =
+  | { ok: true; pause: ActivePause }
+  /** Nothing written: the same switch is already on (this pause). */
+  | { ok: false; reason: "already-paused"; pause: ActivePause };
+
+export type ResumeResult =
+  /** The pause lifted. */
+  | { ok: true; pause: ActivePause }
+  /** Nothing written: no such switch is on. */
+  | { ok: false; reason: "not-paused" };
+
+function checkReason(reason: string): string {
+  const trimmed = reason.trim();
+  if (trimmed.length === 0 || trimmed.length > MAX_PAUSE_REASON) {
+    throw new ControlsInputError(`The reason must be 1 to ${MAX_PAUSE_REASON} characters.`);
+  }
+  return trimmed;
+}
+
+function scopeWhere(what: PauseWhat, scope: PauseScope) {
+  return and(
+    eq(pauses.what, what),
+    "coin" in scope ? eq(pauses.coin, scope.coin) : eq(pauses.userId, scope.userId),
+  );
+}
+
+/** The audit row's subject and scope fields of a pause. */
+function auditScope(p: ActivePause) {
+  return p.coin !== null
+    ? { subject: p.coin, scope: { coin: p.coin } }
+    : { subject: p.userId, scope: { userId: p.userId } };
+}
+
+/**
+ * Turns a switch on, with its audit_log row (action "pause") in the same
+ * transaction. The same switch already on is refused with nothing written; the
+ * partial unique indexes of `pauses` decide it, so of two concurrent pauses one
+ * is written and the other told "already paused".
+ */
+export async function pause(db: AppDb, input: PauseInput): Promise<PauseResult> {
+  const reason = checkReason(input.reason);
+  if ("userId" in input.scope && !isUuid(input.scope.userId)) {
+    throw new ControlsInputError(`No user with id ${input.scope.userId}.`);
+  }
+  return db.transaction(async (tx): Promise<PauseResult> => {
+    const [row] = await tx
+      .insert(pauses)
+      .values({
+        what: input.what,
+        ...("coin" in input.scope ? { coin: input.scope.coin } : { userId: input.scope.userId }),
+        reason,
+        actor: input.actor,
+        automatic: input.automatic === true,
+      })
+      .onConflictDoNothing()
+      .returning();
+    if (!row) {
+      const [existing] = await tx.select().from(pauses).where(scopeWhere(input.what, input.scope));
+      if (!existing) throw new Error("pause neither written nor found");
+      return { ok: false, reason: "already-paused", pause: toPause(existing) };
+    }
+    const written = toPause(row);
+    const { subject, scope } = auditScope(written);
+    await tx.insert(auditLog).values({
+      actor: input.actor,
+      action: "pause",
+      subject,
+      details: { pauseId: written.id, what: written.what, ...scope, reason, automatic: written.automatic },
+    });
+    return { ok: true, pause: written };
+  });
+}
+
+/**
+ * Turns a switch off (deletes its row), with its audit_log row (action
+ * "resume", naming the pause lifted) in the same transaction. An automatic
+ * pause is lifted only this way: reconciliation never lifts one by itself.
+ */
+export async function resume(
+  db: AppDb,
+  input: { what: PauseWhat; scope: PauseScope; reason: string; actor: string },
+): Promise<ResumeResult> {
+  const reason = checkReason(input.reason);
+  if ("userId" in input.scope && !isUuid(input.scope.userId)) return { ok: false, reason: "not-paused" };
+  return db.transaction(async (tx): Promise<ResumeResult> => {
+    const [row] = await tx.delete(pauses).where(scopeWhere(input.what, input.scope)).returning();
+    if (!row) return { ok: false, reason: "not-paused" };
+    const lifted = toPause(row);
+    const { subject, scope } = auditScope(lifted);
+    await tx.insert(auditLog).values({
+      actor: input.actor,
+      action: "resume",
+      subject,
+      details: {
+        pauseId: lifted.id,
+        what: lifted.what,
+        ...scope,
+        reason,
+        lifted: {
+          reason: lifted.reason,
+          actor: lifted.actor,
+          automatic: lifted.automatic,
+          since: lifted.createdAt.toISOString(),
+        },
+      },
+    });
+    return { ok: true, pause: lifted };
+  });
 }

@@ -326,7 +326,9 @@ export type HoldWithdrawalResult =
     }
   /** own-address: the destination is the wallet's own address. */
   | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" }
-  | { ok: false; reason: "insufficient-balance"; available: bigint };
+  | { ok: false; reason: "insufficient-balance"; available: bigint }
+  /** Sends are paused (record 041) for the wallet's coin or for its user: nothing written. */
+  | { ok: false; reason: "sends-paused"; scope: "coin" | "user" };
 
 /** A send's idempotency record (call 6, record 010), written by the same statement as its hold. */
 export interface SendRecord {
@@ -371,11 +373,17 @@ const HOLD_SEND = sql`
     WHERE user_id = ${sql.placeholder("recordUserId")}::uuid
       AND idempotency_key = ${sql.placeholder("recordKey")}::text
   ),
+  paused AS (
+    SELECT CASE WHEN p.coin IS NULL THEN 'user' ELSE 'coin' END AS scope FROM pauses p, account
+    WHERE p.what = 'sends' AND (p.coin = account.coin OR p.user_id = account.user_id)
+    ORDER BY p.coin IS NULL LIMIT 1
+  ),
   allowed AS (
     SELECT account.id, account.coin, pending.id AS pending_id FROM account, pending
     WHERE (${sql.placeholder("ownerId")}::uuid IS NULL OR account.user_id = ${sql.placeholder("ownerId")}::uuid)
       AND (${sql.placeholder("coin")}::text IS NULL OR account.coin = ${sql.placeholder("coin")}::text)
       AND NOT EXISTS (SELECT 1 FROM recorded)
+      AND NOT EXISTS (SELECT 1 FROM paused)
       AND account.address IS NOT NULL
       AND account.address <> ${sql.placeholder("destination")}::text
       AND account.balance >= ${sql.placeholder("units")}::numeric
@@ -405,7 +413,7 @@ const HOLD_SEND = sql`
     WHERE ${sql.placeholder("recordKey")}::text IS NOT NULL
   )
   SELECT account.coin, account.balance::text AS balance, account.user_id, account.address,
-    (SELECT id FROM pending) AS pending_id,
+    (SELECT id FROM pending) AS pending_id, (SELECT scope FROM paused) AS paused,
     recorded.request_hash, recorded.response,
     withdrawal.id AS withdrawal_id, withdrawal.hold_transfer_id, withdrawal.date
   FROM account
@@ -437,6 +445,10 @@ const runHoldSend = preparedStatement("coinkeep_ledger_hold_send", HOLD_SEND);
  * withdrawal and the record only when every check passes. The trigger of
  * migration 0006 takes the amount off the account's running balance in the same
  * statement; its CHECK (balance ≥ 0) refuses an overdraft should a check here ever be wrong.
+ * A sends pause of the coin or the user (record 041) is one of the checks, so
+ * a pause committed before the statement starts cannot be slipped past by a
+ * separate read; one committed while it runs lets it through, as if it had
+ * come a moment earlier (reconciliation counts it among the held sends).
  */
 export async function holdSend(
   db: AppDb,
@@ -463,6 +475,8 @@ export async function holdSend(
     user_id: string;
     address: string | null;
     pending_id: string | null;
+    /** The sends pause in force for the wallet's coin ('coin') or its user ('user'), else null. */
+    paused: "coin" | "user" | null;
     request_hash: string | null;
     response: unknown;
     withdrawal_id: string | null;
@@ -510,6 +524,7 @@ export async function holdSend(
     const response: unknown = typeof row.response === "string" ? JSON.parse(row.response) : row.response;
     return { ok: false, reason: "recorded", requestHash: row.request_hash, response };
   }
+  if (row.paused !== null) return { ok: false, reason: "sends-paused", scope: row.paused };
   if (row.address === null) return { ok: false, reason: "no-address" };
   if (row.address === destination) return { ok: false, reason: "own-address" };
   if (balance < input.units) return { ok: false, reason: "insufficient-balance", available: balance };
@@ -624,6 +639,8 @@ export interface WalletBalance {
   requestedAt: Date;
   /** Available balance in base units. */
   units: bigint;
+  /** A sends pause in force for the wallet's coin ('coin') or its user ('user'), else null (record 041). */
+  sendsPaused: "coin" | "user" | null;
 }
 
 /**
@@ -639,6 +656,11 @@ export async function walletBalancesWhere(db: AppDb, where: SQL | undefined): Pr
       address: wallets.address,
       requestedAt: wallets.requestedAt,
       units: ledgerAccounts.balance,
+      // One subquery of the same read (the pauses table has a handful of rows), so the send form knows.
+      sendsPaused: sql<"coin" | "user" | null>`(
+        SELECT CASE WHEN p.coin IS NULL THEN 'user' ELSE 'coin' END FROM pauses p
+        WHERE p.what = 'sends' AND (p.coin = ${wallets.coin} OR p.user_id = ${wallets.userId})
+        ORDER BY p.coin IS NULL LIMIT 1)`,
     })
     .from(wallets)
     .innerJoin(ledgerAccounts, eq(ledgerAccounts.walletId, wallets.id))

@@ -5,8 +5,8 @@
 // exactly as a wallet that does not exist), the amount is a positive decimal
 // with at most 4 decimals, the destination is a valid address of the wallet's
 // coin (an XRP X-address resolved into its classic address and tag) with a
-// destination tag only for XRP, and not the wallet's own, the wallet has an address, and the available
-// balance covers the amount. The send is then a hold in the ledger (see
+// destination tag only for XRP, and not the wallet's own, sends are not paused for the coin or the
+// user (record 041), the wallet has an address, and the available balance covers the amount. The send is then a hold in the ledger (see
 // ledger.ts), 'pending' until an operator approves or declines it.
 //
 // Idempotency: a request may carry a key. The first request with a key that
@@ -59,7 +59,9 @@ export type SendResult =
   | { ok: true; replayed: boolean; transaction: SentTransaction }
   | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" | "idempotency-conflict" }
   | { ok: false; reason: "invalid-amount" | "invalid-address" | "invalid-destination-tag"; detail: string }
-  | { ok: false; reason: "insufficient-balance" };
+  | { ok: false; reason: "insufficient-balance" }
+  /** Sends are paused for the wallet's coin or for its user (record 041). */
+  | { ok: false; reason: "sends-paused"; scope: "coin" | "user"; coin: Ticker };
 
 /** The amount's decimal text: a JSON number by its shortest round-trip text ("1e-7" stays refused). */
 function amountText(amount: string | number): string {
@@ -205,6 +207,7 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
     const found = await recorded(db, userId, key);
     if (found) return replay(found, hash);
   }
+  if (held.reason === "sends-paused") return { ok: false, reason: "sends-paused", scope: held.scope, coin };
   return held.reason === "insufficient-balance"
     ? { ok: false, reason: "insufficient-balance" }
     : { ok: false, reason: held.reason };

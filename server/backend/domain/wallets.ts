@@ -154,6 +154,8 @@ export interface ClientWallet {
   wallet_crypto: Ticker;
   /** The address, or 'Not added yet' while requested. */
   wallet_address: string;
+  /** Our addition (record 041): only while sends are paused, for the coin or for the user. */
+  sends_paused?: "coin" | "user";
 }
 
 export interface ClientTransaction {
@@ -318,6 +320,7 @@ export async function clientBalances(
     id: w.walletId,
     wallet_crypto: w.coin,
     wallet_address: w.address ?? NOT_ADDED_YET,
+    ...(w.sendsPaused ? { sends_paused: w.sendsPaused } : {}),
   }));
 
   let transactions: ClientTransaction[] = [];
