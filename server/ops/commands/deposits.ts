@@ -110,7 +110,8 @@ export const DEPOSIT_COMMANDS: readonly OpsCommand[] = [
     summary: [
       ["deposit <coin> <txid> <output>", "report one chain output paying one of our addresses:"],
       ["    <address> <amount>", "credited once it has the coin's confirmations,"],
-      ["    [--confirmations N] [--usd <d>]", "pending ('Unconfirmed') until then"],
+      ["    [--confirmations <n>]", "pending ('Unconfirmed') until then;"],
+      ["    [--usd <decimal>]", "its value in USD at the time"],
     ],
     usage: `Usage: node server/ops/cli.ts deposit <coin> <txid> <output> <address> <amount> [--confirmations N] [--usd <decimal>] [--as <name>] [--json]
 
@@ -241,23 +242,25 @@ unchanged. Writes one audit_log row (action deposits.import).`,
       let text: string;
       try {
         const info = await stat(fullPath);
-        if (!info.isFile()) throw new OpsError(`${file} is not a file.`);
+        if (!info.isFile()) throw new OpsError(`${fullPath} is not a file.`);
         if (info.size > MAX_FILE_BYTES) {
-          throw new OpsError(`${file} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; split it.`);
+          throw new OpsError(`${fullPath} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; split it.`);
         }
         text = await readFile(fullPath, "utf8");
       } catch (error) {
         if (error instanceof OpsError) throw error;
-        throw new OpsError(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`);
+        throw new OpsError(
+          `Cannot read ${fullPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        );
       }
       const lines = text.replace(/^\uFEFF/u, "").split(/\r?\n/u);
       while (lines.length > 0 && lines.at(-1)?.trim() === "") lines.pop();
       if ((lines[0] ?? "").trim().toLowerCase() !== HEADER) {
-        throw new OpsError(`${file}: the first line must be the header "${HEADER}". Nothing written.`);
+        throw new OpsError(`${fullPath}: the first line must be the header "${HEADER}". Nothing written.`);
       }
       if (lines.length - 1 > MAX_LINES) {
         throw new OpsError(
-          `${file} has ${lines.length - 1} lines; at most ${MAX_LINES} per file. Nothing written.`,
+          `${fullPath} has ${lines.length - 1} lines; at most ${MAX_LINES} per file. Nothing written.`,
         );
       }
 
@@ -305,7 +308,7 @@ unchanged. Writes one audit_log row (action deposits.import).`,
         const listed = found.slice(0, MAX_LISTED).join("; ");
         const more = found.length > MAX_LISTED ? `; and ${found.length - MAX_LISTED} more` : "";
         return new OpsError(
-          `${file} refused, nothing written: ${plural(found.length, "bad line")}: ${listed}${more}.`,
+          `${fullPath} refused, nothing written: ${plural(found.length, "bad line")}: ${listed}${more}.`,
         );
       };
 
@@ -354,8 +357,8 @@ unchanged. Writes one audit_log row (action deposits.import).`,
         required: r.required,
       })),
     }),
-    text: ({ summary }, { file }) =>
-      `Imported ${file}: ${plural(summary.lines, "output")}: ${summary.credited} credited, ` +
+    text: ({ summary }) =>
+      `Imported ${summary.file}: ${plural(summary.lines, "output")}: ${summary.credited} credited, ` +
       `${summary.pending} pending, ${summary.unchanged} unchanged.`,
   }),
 

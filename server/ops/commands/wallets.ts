@@ -128,8 +128,8 @@ wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
   defineCommand({
     name: "credit",
     summary: [
-      ["credit <walletId> <amount> <txid>", "credit a deposit an operator vouches for, once per"],
-      ["    [--output <n>] [--usd <decimal>]", "chain output (txid, output index); its USD value"],
+      ["credit <walletId> <amount> <txid>", "credit a deposit you vouch for, once per chain"],
+      ["    [--output <n>] [--usd <d>]", "output (txid, output index); its USD value"],
     ],
     usage: `Usage: node server/ops/cli.ts credit <walletId> <amount> <txid> [--output <n>] [--usd <decimal>] [--as <name>] [--json]
 
