@@ -104,7 +104,7 @@ function toTicker(coin: string): Ticker {
 }
 
 /** A wallet with its ledger account. */
-export async function findWalletAccount(db: AppDb, walletId: string): Promise<WalletAccount | undefined> {
+async function findWalletAccount(db: AppDb, walletId: string): Promise<WalletAccount | undefined> {
   if (!isUuid(walletId)) return undefined;
   const rows = await db
     .select({

@@ -301,7 +301,8 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
         q.walletId
           ? eq(chainDeposits.walletId, q.walletId)
           : sql`${chainDeposits.walletId} IN (SELECT ${wallets.id} FROM ${wallets} WHERE ${wallets.userId} = ${q.userId})`,
-        eq(chainDeposits.status, "pending"),
+        // A literal, not a parameter: the planner matches it with the partial index's predicate.
+        sql`${chainDeposits.status} = 'pending'`,
         q.before ? lt(chainDeposits.createdAt, q.before) : undefined,
       ),
     )
