@@ -267,6 +267,26 @@ describe.each(databaseTargets())("deposits keyed on the chain on $name", (target
     ]);
   });
 
+  test("credit vouches for a pending output: credited now under its id; another amount is refused", async () => {
+    const btc = await issued(db, await newUser(db), "BTC");
+    const id = txid();
+    await ops("deposit", "BTC", id, "2", btc.address, "0.3", "--confirmations", "1");
+    const [row] = await db.select().from(chainDeposits).where(eq(chainDeposits.txid, id));
+    const before = await counts(db);
+    const other = await ops("credit", btc.id, "0.31", id, "--output", "2");
+    expect(other.stderr).toMatch(
+      new RegExp(
+        `^error: Output ${id}:2 is recorded as pending, differently: 0\\.3 BTC to wallet ${btc.id} on `,
+      ),
+    );
+    expect(await counts(db)).toEqual(before);
+    const vouched = await ops("credit", btc.id, "0.3", id, "--output", "2", "--json");
+    expect(JSON.parse(vouched.stdout)).toMatchObject({ status: "credited", transferId: row?.id, output: 2 });
+    expect(await walletBalance(db, btc.id)).toBe((3n * BTC) / 10n);
+    const [after] = await db.select().from(chainDeposits).where(eq(chainDeposits.txid, id));
+    expect(after).toMatchObject({ id: row?.id, status: "credited", transferId: row?.id, confirmations: 1 });
+  });
+
   test("two outputs of one transaction to two of our wallets: both credited", async () => {
     const a = await issued(db, await newUser(db), "BTC");
     const b = await issued(db, await newUser(db), "BTC");
