@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
+import { TICKERS, type Ticker } from "../../common/coins.ts";
 import type { AddressEntry } from "../backend/api/http.ts";
 import { parseTrustProxy, parseWebTierHosts, type TrustEntry } from "./edge.ts";
 
@@ -51,6 +52,32 @@ function parseOrigins(value: string): string[] | string {
 }
 
 /** COMPANY_NUMBER's default: obviously not a real registration, to be replaced in production. */
+/**
+ * Confirmations a deposit needs before it is credited (record 040), per coin;
+ * CONFIRMATIONS_<TICKER> overrides. USDT has none of its own: it follows the
+ * chain of USDT_NETWORK (Ethereum's or TRON's) unless CONFIRMATIONS_USDT is set.
+ */
+export const DEFAULT_CONFIRMATIONS: Readonly<Record<Exclude<Ticker, "USDT">, number>> = {
+  BTC: 3,
+  ETH: 12,
+  ADA: 15,
+  BNB: 15,
+  DOGE: 40,
+  SOL: 32,
+  TRX: 19,
+  XRP: 1,
+};
+
+/** The most confirmations a policy may ask for (a deposit reports at most 2^31 - 1). */
+export const MAX_CONFIRMATIONS = 1_000_000;
+
+const confirmationsSetting = z
+  .string()
+  .regex(/^\d{1,7}$/u, `must be a whole number from 0 to ${MAX_CONFIRMATIONS} (0: credit on first sight)`)
+  .transform(Number)
+  .refine((n) => n <= MAX_CONFIRMATIONS, `must be a whole number from 0 to ${MAX_CONFIRMATIONS}`)
+  .optional();
+
 export const PLACEHOLDER_COMPANY_NUMBER = "00000000";
 
 const envSchema = z.object({
@@ -128,6 +155,11 @@ const envSchema = z.object({
     .regex(/^[\x21-\x7e]*$/u, "must be visible ASCII characters (no spaces)")
     .min(32, "must be at least 32 characters")
     .optional(),
+  // Deposits' confirmations policy (record 040): one per coin.
+  ...(Object.fromEntries(TICKERS.map((t) => [`CONFIRMATIONS_${t}`, confirmationsSetting])) as Record<
+    `CONFIRMATIONS_${Ticker}`,
+    typeof confirmationsSetting
+  >),
 });
 
 export interface Config {
@@ -179,6 +211,8 @@ export interface Config {
   sessionMaxMs: number;
   /** Server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL. */
   workers: number;
+  /** Confirmations a deposit needs before it is credited, per coin (CONFIRMATIONS_<TICKER>, record 040). */
+  confirmations: Readonly<Record<Ticker, number>>;
 }
 
 export class ConfigError extends Error {}
@@ -284,5 +318,20 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     metricsToken: e.METRICS_TOKEN,
+    confirmations: {
+      BTC: e.CONFIRMATIONS_BTC ?? DEFAULT_CONFIRMATIONS.BTC,
+      ETH: e.CONFIRMATIONS_ETH ?? DEFAULT_CONFIRMATIONS.ETH,
+      ADA: e.CONFIRMATIONS_ADA ?? DEFAULT_CONFIRMATIONS.ADA,
+      BNB: e.CONFIRMATIONS_BNB ?? DEFAULT_CONFIRMATIONS.BNB,
+      DOGE: e.CONFIRMATIONS_DOGE ?? DEFAULT_CONFIRMATIONS.DOGE,
+      SOL: e.CONFIRMATIONS_SOL ?? DEFAULT_CONFIRMATIONS.SOL,
+      TRX: e.CONFIRMATIONS_TRX ?? DEFAULT_CONFIRMATIONS.TRX,
+      XRP: e.CONFIRMATIONS_XRP ?? DEFAULT_CONFIRMATIONS.XRP,
+      USDT:
+        e.CONFIRMATIONS_USDT ??
+        (e.USDT_NETWORK === "trc20"
+          ? (e.CONFIRMATIONS_TRX ?? DEFAULT_CONFIRMATIONS.TRX)
+          : (e.CONFIRMATIONS_ETH ?? DEFAULT_CONFIRMATIONS.ETH)),
+    },
   };
 }

@@ -34,7 +34,7 @@ export async function main(argv: string[]): Promise<number> {
       // front, so that it stays an option even after a "--" that ends the options.
       const viaServer = await callOpsSocket(
         opsSocketPath(config.dataDir),
-        invocation.command.changes ? [`--as=${invocation.actor}`, ...argv] : argv,
+        invocation.command.changes ? [`--as=${invocation.actor}`, ...invocation.forward] : invocation.forward,
       );
       if (viaServer) {
         process.stdout.write(viaServer.stdout);

@@ -2,7 +2,7 @@
 //   node server/ops/demo.ts [--force]
 //
 // demo@coinkeep.example / demo-password, with wallets in all three states
-// (issued, requested, none), deposits, sends in every status (pending,
+// (issued, requested, none), deposits (one still unconfirmed), sends in every status (pending,
 // Confirmed, Declined: through the ledger's hold, post and void) and two
 // messages (one read, one unread). Every step is idempotent: run again, it
 // says the account exists, fills in only what is missing (nothing, after a
@@ -19,6 +19,7 @@ import { createAccount, login, type AccountsContext } from "../backend/domain/ac
 import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../backend/domain/amounts.ts";
 import { deriveServerKeys } from "../backend/domain/crypto.ts";
+import { recordDeposit } from "../backend/domain/deposits.ts";
 import { creditDeposit, holdWithdrawal, postWithdrawal, voidWithdrawal } from "../backend/domain/ledger.ts";
 import { issueAddress, requestWallet, type WalletInfo } from "../backend/domain/wallets.ts";
 
@@ -183,6 +184,26 @@ async function seed(db: AppDb, config: Config, userId: string) {
     });
   }
 
+  // One deposit still on its way (record 040): 'Unconfirmed' in the list, not in the balance. Keyed
+  // on its chain output like any other, so a second run finds it and adds nothing.
+  const btc = byCoin.get("BTC");
+  if (btc?.address) {
+    const amount = units("BTC", "0.004");
+    await recordDeposit(
+      db,
+      {
+        coin: "BTC",
+        txid: demoTxid("btc-on-its-way"),
+        outputIndex: 0,
+        address: btc.address,
+        units: amount,
+        confirmations: 0,
+        amountUsd: usdValue("BTC", amount),
+      },
+      { confirmations: config.confirmations, usdtNetwork: config.usdtNetwork },
+    );
+  }
+
   // Sends are not keyed by anything external: made only while the demo wallets have none.
   const walletIds = [...byCoin.values()].map((w) => w.id);
   const [existing] = await db
@@ -286,7 +307,7 @@ export async function main(argv: string[]): Promise<number> {
     say("");
     say("Wallets: BTC, ETH, SOL and USDT issued; XRP requested (Not added yet); the others not requested.");
     say(
-      "Sends: one pending (BTC), two Confirmed (ETH, BTC), two Declined (USDT, SOL). Messages: one read, one unread.",
+      "Sends: one pending (BTC), two Confirmed (ETH, BTC), two Declined (USDT, SOL). A BTC deposit waiting for confirmations (Unconfirmed). Messages: one read, one unread.",
     );
     return 0;
   } catch (error) {

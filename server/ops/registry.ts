@@ -5,6 +5,7 @@
 // group's module under server/ops/commands/.
 import { parseArgs } from "node:util";
 import os from "node:os";
+import path from "node:path";
 import type { Config } from "../host/config.ts";
 import type { AppDb } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
@@ -13,9 +14,11 @@ import { LOGIN_COMMANDS } from "./commands/logins.ts";
 import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
+import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
+  ...DEPOSIT_COMMANDS,
   ...SEND_COMMANDS,
   ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,
@@ -32,7 +35,7 @@ const COMMON_OPTIONS = {
 } as const;
 
 // An option belongs to the commands that declare it, all alike (pause, resume and
-// decline share --reason), so "--x goes with <commands> only" has one answer.
+// decline share --reason; credit and deposit --usd), so "--x goes with <commands> only" has one answer.
 const OWNERS = new Map<string, { type: string; names: string[] }>();
 for (const c of COMMANDS) {
   if (BY_NAME.get(c.name) !== c) throw new Error(`Two operator commands are named ${c.name}.`);
@@ -73,10 +76,23 @@ Options:
 Every change is written to the audit log in the same transaction as the change.
 Exit status: 0 on success, 1 with one line on stderr otherwise (nothing written).`;
 
+/** Whether a command-line word is an option that takes the next word as its value. */
+function takesValue(arg: string | undefined): boolean {
+  return arg === "--as" || (arg?.startsWith("--") === true && OWNERS.get(arg.slice(2))?.type === "string");
+}
+
 /** What a command line asks for: a help text, or a checked command to run. */
 export type Invocation =
   | { kind: "help"; text: string }
-  | { kind: "run"; command: OpsCommand; actor: string; json: boolean; run: PreparedRun };
+  | {
+      kind: "run";
+      command: OpsCommand;
+      actor: string;
+      json: boolean;
+      run: PreparedRun;
+      /** The command line to hand a running server: file arguments made absolute. */
+      forward: string[];
+    };
 
 function resolveActor(as: string | undefined): string {
   let name = as ?? process.env.OPERATOR;
@@ -117,13 +133,16 @@ export function parseCommandLine(argv: string[]): Invocation {
     throw new OpsError(`${message.replace(/\.$/u, "")}. See --help.`);
   }
   const values: Readonly<Record<string, string | boolean | undefined>> = parsed.values;
-  const [name, ...args] = parsed.positionals;
-  if (name === undefined) {
+  const [first, ...rest] = parsed.positionals;
+  if (first === undefined) {
     if (values.help) return { kind: "help", text: USAGE };
     throw new OpsError("No command given. See --help.");
   }
-  const command = BY_NAME.get(name);
-  if (!command) throw new OpsError(`Unknown command "${name}". See --help.`);
+  // A two-word command ("deposits import") before the one-word one it starts with.
+  const pair = rest[0] === undefined ? undefined : BY_NAME.get(`${first} ${rest[0]}`);
+  const command = pair ?? BY_NAME.get(first);
+  const args = pair ? rest.slice(1) : rest;
+  if (!command) throw new OpsError(`Unknown command "${first}". See --help.`);
   if (values.help) return { kind: "help", text: command.usage };
   for (const other of COMMANDS) {
     if (other === command) continue;
@@ -142,7 +161,10 @@ export function parseCommandLine(argv: string[]): Invocation {
   const run = command.prepare(args, values);
   const as = typeof values.as === "string" ? values.as : undefined;
   const actor = command.changes ? resolveActor(as) : "";
-  return { kind: "run", command, actor, json: values.json === true, run };
+  // parseArgs keeps no positions: a file argument is the argv entry equal to it that no option takes.
+  const files = new Set(command.files.map((i) => args[i]));
+  const forward = argv.map((a, i) => (files.has(a) && !takesValue(argv[i - 1]) ? path.resolve(a) : a));
+  return { kind: "run", command, actor, json: values.json === true, run, forward };
 }
 
 /** Runs a checked command on an open database and returns what it prints. */

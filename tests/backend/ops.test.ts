@@ -3,7 +3,7 @@
 // time, so the test opens it only between commands) and, when
 // TEST_DATABASE_URL is set, on a throw-away PostgreSQL database.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
@@ -47,12 +47,13 @@ interface Run {
   stderr: string;
 }
 
-function runCli(args: string[], env: Record<string, string>): Promise<Run> {
+function runCli(args: string[], env: Record<string, string>, cwd?: string): Promise<Run> {
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       [CLI, ...args],
       {
+        cwd,
         // Only what the CLI should see: no DATABASE_URL, DATA_DIR or OPERATOR from the test's own environment.
         env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? tmpdir(), NODE_ENV: "test", ...env },
         timeout: 120_000,
@@ -295,7 +296,8 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
         /No wallet with id not-a-wallet\./,
       ],
       [["issue-address", wallet], /issue-address takes 2 arguments, got 1/],
-      [["users", "--usd", "5"], /--usd goes with credit only/],
+      [["users", "--usd", "5"], /^error: --usd goes with credit and deposit only\.$/m],
+      [["users", "--output", "1"], /^error: --output goes with credit only\.$/m],
       [["issue-address", wallet, "x", "--as", " "], /Say who you are with --as/],
       [["approve", "not-a-send"], /^error: No send with id not-a-send\.$/m],
       [["decline", "12345", "--reason", "x"], /^error: No send with id 12345\.$/m],
@@ -1097,5 +1099,56 @@ for (const { name, open, full } of targets) {
         });
       },
     );
+
+    test("deposits import reads the operator's file by a path relative to where they are", SLOW, async () => {
+      const where = await mkdtemp(path.join(tmpdir(), "coinkeep-import-"));
+      const tx = "0x" + "ef".repeat(32);
+      await writeFile(
+        path.join(where, "in.csv"),
+        `coin,txid,output,address,amount,confirmations\nETH,${tx},3,${ETH_ADDRESS.toLowerCase()},0.25,1\n`,
+      );
+      const run = () => runCli(["deposits", "import", "in.csv", "--as", "ops"], target.env, where);
+      let imported: Run;
+      if (target.withServer) {
+        // The server's working directory is not the operator's: the command line sends the full path.
+        const served = await target.withServer(run);
+        imported = served.result;
+        expect(served.ran).toEqual([
+          ["--as=ops", "deposits", "import", path.join(where, "in.csv"), "--as", "ops"],
+        ]);
+      } else {
+        imported = await run();
+      }
+      expect(imported).toEqual({
+        code: 0,
+        stdout: `Imported ${path.join(where, "in.csv")}: 1 output: 0 credited, 1 pending, 0 unchanged.\n`,
+        stderr: "",
+      });
+      const listed = await cli(["deposits", "--pending", "--json"]);
+      expect(JSON.parse(listed.stdout)).toEqual([
+        expect.objectContaining({
+          coin: "ETH",
+          txid: tx,
+          output: 3,
+          address: ETH_ADDRESS,
+          walletId: seeded.eth,
+          amount: "0.25",
+          confirmations: 1,
+          required: 12,
+          status: "pending",
+        }),
+      ]);
+      const audit = await target.withDb((db) =>
+        db.select().from(auditLog).where(eq(auditLog.action, "deposits.import")),
+      );
+      expect(audit).toEqual([
+        expect.objectContaining({
+          actor: "ops",
+          subject: path.join(where, "in.csv"),
+          details: expect.objectContaining({ lines: 1, credited: 0, pending: 1, unchanged: 0 }),
+        }),
+      ]);
+      await rm(where, { recursive: true, force: true });
+    });
   });
 }

@@ -165,9 +165,12 @@ export interface DepositRecord {
   outputIndex: number;
   amountUsd: string | null;
   createdAt: Date;
+  /** 'pending' while the chain output waits for confirmations (then transferId is the row's id, not yet a transfer). */
+  status: "pending" | "credited";
 }
 
 export type CreditDepositResult =
+  /** Credited now: a new output, or a pending one the operator vouched for. */
   | { ok: true; duplicate: false; deposit: DepositRecord }
   /** The chain output was already recorded (possibly to another wallet or with another amount): nothing written. */
   | { ok: true; duplicate: true; deposit: DepositRecord }
@@ -176,13 +179,24 @@ export type CreditDepositResult =
 /** The largest output / log index accepted (PostgreSQL bigint; real chains stay far below). */
 export const MAX_OUTPUT_INDEX = 2 ** 31 - 1;
 
+/** Refuses a txid or output index the chain_deposits key cannot hold (LedgerInputError). */
+export function checkChainOutput(txid: string, outputIndex: number) {
+  if (txid.length === 0 || txid.length > MAX_EXTERNAL_TX_ID || /\s/u.test(txid)) {
+    throw new LedgerInputError(`externalTxId must be 1 to ${MAX_EXTERNAL_TX_ID} characters without spaces`);
+  }
+  if (!Number.isSafeInteger(outputIndex) || outputIndex < 0 || outputIndex > MAX_OUTPUT_INDEX) {
+    throw new LedgerInputError(`outputIndex must be a whole number from 0 to ${MAX_OUTPUT_INDEX}`);
+  }
+}
+
 async function findDeposit(
   db: AppDb,
   coin: Ticker,
   externalTxId: string,
   outputIndex: number,
-): Promise<DepositRecord | undefined> {
-  const rows = await db
+  lock = false,
+): Promise<(DepositRecord & { id: string; address: string; confirmations: number | null }) | undefined> {
+  const query = db
     .select({
       id: chainDeposits.id,
       transferId: chainDeposits.transferId,
@@ -192,6 +206,9 @@ async function findDeposit(
       outputIndex: chainDeposits.outputIndex,
       amountUsd: chainDeposits.amountUsd,
       createdAt: chainDeposits.createdAt,
+      status: chainDeposits.status,
+      address: chainDeposits.address,
+      confirmations: chainDeposits.confirmations,
     })
     .from(chainDeposits)
     .where(
@@ -201,83 +218,237 @@ async function findDeposit(
         eq(chainDeposits.outputIndex, outputIndex),
       ),
     );
+  const rows = await (lock ? query.for("update") : query);
   const row = rows[0];
   if (!row) return undefined;
-  const { id, transferId, ...rest } = row;
-  return { ...rest, transferId: transferId ?? id, outputIndex: Number(row.outputIndex), coin };
+  const { transferId, status, ...rest } = row;
+  if (status !== "pending" && status !== "credited") throw new Error(`unknown deposit status: ${status}`);
+  return {
+    ...rest,
+    transferId: transferId ?? row.id,
+    outputIndex: Number(row.outputIndex),
+    confirmations: row.confirmations === null ? null : Number(row.confirmations),
+    coin,
+    status,
+  };
 }
 
 /**
- * deposits → wallet, recorded as its chain output (chain_deposits, credited).
- * The same (coin, txid, output index) is credited once whatever the wallet
- * argument says; a repeat reports duplicate and writes nothing.
+ * deposits → wallet: the ledger half of a chain deposit, with the id its
+ * chain_deposits row has (or will have), so the deposit keeps one id from
+ * 'pending' to credited. Run inside the transaction that writes the row.
+ */
+async function insertDepositTransfer(
+  tx: AppDb,
+  t: {
+    id: string;
+    coin: Ticker;
+    walletAccountId: string;
+    units: bigint;
+    externalTxId: string;
+    amountUsd: string | null;
+  },
+): Promise<Date> {
+  const deposits = await systemAccount(tx, t.coin, "deposits");
+  const [row] = await tx
+    .insert(ledgerTransfers)
+    .values({
+      id: t.id,
+      coin: t.coin,
+      debitAccountId: deposits,
+      creditAccountId: t.walletAccountId,
+      amount: t.units,
+      kind: "deposit",
+      externalTxId: t.externalTxId,
+      amountUsd: t.amountUsd,
+    })
+    .returning({ createdAt: ledgerTransfers.createdAt });
+  if (!row) throw new Error("deposit insert returned nothing");
+  return row.createdAt;
+}
+
+/**
+ * Credits a pending chain_deposits row: its transfer (same id), then the row
+ * becomes 'credited'. The row is locked first, so of two concurrent callers
+ * one credits and the other finds it credited (answer: undefined, nothing
+ * written). `confirmations` (when given) is recorded with the credit.
+ */
+export async function creditPendingDeposit(
+  db: AppDb,
+  depositId: string,
+  update: { confirmations?: number | null; amountUsd?: string | null } = {},
+): Promise<DepositRecord | undefined> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(chainDeposits)
+      .where(and(eq(chainDeposits.id, depositId), eq(chainDeposits.status, "pending")))
+      .for("update");
+    if (!row) return undefined;
+    const wallet = await findWalletAccount(tx, row.walletId);
+    if (!wallet) throw new Error("pending deposit of a wallet without a ledger account");
+    const amountUsd = usdOrNull(update.amountUsd) ?? row.amountUsd;
+    const createdAt = await insertDepositTransfer(tx, {
+      id: row.id,
+      coin: wallet.coin,
+      walletAccountId: wallet.accountId,
+      units: row.amount,
+      externalTxId: row.txid,
+      amountUsd,
+    });
+    await tx
+      .update(chainDeposits)
+      .set({
+        status: "credited",
+        transferId: row.id,
+        creditedAt: createdAt,
+        amountUsd,
+        ...(update.confirmations === undefined ? {} : { confirmations: update.confirmations }),
+      })
+      .where(eq(chainDeposits.id, row.id));
+    return {
+      transferId: row.id,
+      walletId: row.walletId,
+      coin: wallet.coin,
+      units: row.amount,
+      externalTxId: row.txid,
+      outputIndex: Number(row.outputIndex),
+      amountUsd,
+      createdAt,
+      status: "credited",
+    };
+  });
+}
+
+export interface ChainOutputInput {
+  walletId: string;
+  units: bigint;
+  txid: string;
+  outputIndex: number;
+  /** Canonical form; the wallet's own address. */
+  address: string;
+  /** As reported; null when an operator vouched. */
+  confirmations: number | null;
+  /** 'credited': the transfer is written with the row; 'pending': the row alone. */
+  status: "pending" | "credited";
+  amountUsd: string | null;
+}
+
+/**
+ * Writes a chain output seen for the first time, credited or pending. A
+ * concurrent writer of the same output makes the insert fail on the key
+ * (unique violation, rolled back with the transfer): the caller retries and
+ * finds the row.
+ */
+export async function insertChainDeposit(db: AppDb, input: ChainOutputInput): Promise<DepositRecord> {
+  requirePositive(input.units);
+  checkChainOutput(input.txid, input.outputIndex);
+  return db.transaction(async (tx) => {
+    const wallet = await findWalletAccount(tx, input.walletId);
+    if (!wallet) throw new LedgerInputError("no wallet with that id");
+    const id = randomUUID();
+    const credited = input.status === "credited";
+    let creditedAt: Date | null = null;
+    if (credited) {
+      creditedAt = await insertDepositTransfer(tx, {
+        id,
+        coin: wallet.coin,
+        walletAccountId: wallet.accountId,
+        units: input.units,
+        externalTxId: input.txid,
+        amountUsd: input.amountUsd,
+      });
+    }
+    // The chain output's key: a concurrent write of the same output fails here and rolls back.
+    const [row] = await tx
+      .insert(chainDeposits)
+      .values({
+        id,
+        coin: wallet.coin,
+        txid: input.txid,
+        outputIndex: input.outputIndex,
+        address: input.address,
+        walletId: wallet.walletId,
+        amount: input.units,
+        confirmations: input.confirmations,
+        status: input.status,
+        transferId: credited ? id : null,
+        amountUsd: input.amountUsd,
+        ...(creditedAt ? { createdAt: creditedAt } : {}),
+        creditedAt,
+      })
+      .returning({ createdAt: chainDeposits.createdAt });
+    if (!row) throw new Error("chain deposit insert returned nothing");
+    return {
+      transferId: id,
+      walletId: wallet.walletId,
+      coin: wallet.coin,
+      units: input.units,
+      externalTxId: input.txid,
+      outputIndex: input.outputIndex,
+      amountUsd: input.amountUsd,
+      createdAt: row.createdAt,
+      status: input.status,
+    };
+  });
+}
+
+/** The chain output's row (locked for update when lock), or undefined. */
+export async function findChainDeposit(
+  db: AppDb,
+  coin: Ticker,
+  txid: string,
+  outputIndex: number,
+  lock = false,
+) {
+  return findDeposit(db, coin, txid, outputIndex, lock);
+}
+
+/**
+ * deposits → wallet, recorded as its chain output (chain_deposits, credited):
+ * an operator vouching for it. The same (coin, txid, output index) is
+ * credited once whatever the wallet argument says; a repeat reports duplicate
+ * and writes nothing. An output still pending for this very wallet and
+ * amount is credited now (the operator vouches for its confirmations).
  */
 export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promise<CreditDepositResult> {
   requirePositive(input.units);
   const externalTxId = input.externalTxId;
-  if (externalTxId.length === 0 || externalTxId.length > MAX_EXTERNAL_TX_ID || /\s/u.test(externalTxId)) {
-    throw new LedgerInputError(`externalTxId must be 1 to ${MAX_EXTERNAL_TX_ID} characters without spaces`);
-  }
   const outputIndex = input.outputIndex ?? 0;
-  if (!Number.isSafeInteger(outputIndex) || outputIndex < 0 || outputIndex > MAX_OUTPUT_INDEX) {
-    throw new LedgerInputError(`outputIndex must be a whole number from 0 to ${MAX_OUTPUT_INDEX}`);
-  }
+  checkChainOutput(externalTxId, outputIndex);
   const amountUsd = usdOrNull(input.amountUsd);
 
   const attempt = () =>
     db.transaction(async (tx): Promise<CreditDepositResult> => {
       const wallet = await findWalletAccount(tx, input.walletId);
       if (!wallet) return { ok: false, reason: "wallet-not-found" };
-      const existing = await findDeposit(tx, wallet.coin, externalTxId, outputIndex);
-      if (existing) return { ok: true, duplicate: true, deposit: existing };
+      const existing = await findDeposit(tx, wallet.coin, externalTxId, outputIndex, true);
+      if (existing) {
+        if (
+          existing.status === "pending" &&
+          existing.walletId === wallet.walletId &&
+          existing.units === input.units
+        ) {
+          const deposit = await creditPendingDeposit(tx, existing.id, { amountUsd });
+          if (!deposit) throw new Error("locked pending deposit was not pending");
+          return { ok: true, duplicate: false, deposit };
+        }
+        const { id: _id, address: _address, confirmations: _confirmations, ...deposit } = existing;
+        return { ok: true, duplicate: true, deposit };
+      }
       // Deposits arrive at an address: a wallet still waiting for one cannot have received any.
       if (wallet.address === null) return { ok: false, reason: "no-address" };
-      const deposits = await systemAccount(tx, wallet.coin, "deposits");
-      const id = randomUUID();
-      const [row] = await tx
-        .insert(ledgerTransfers)
-        .values({
-          id,
-          coin: wallet.coin,
-          debitAccountId: deposits,
-          creditAccountId: wallet.accountId,
-          amount: input.units,
-          kind: "deposit",
-          externalTxId,
-          amountUsd,
-        })
-        .returning({ id: ledgerTransfers.id, createdAt: ledgerTransfers.createdAt });
-      if (!row) throw new Error("deposit insert returned nothing");
-      // The chain output's key: a concurrent credit of the same output fails here and rolls back.
-      await tx.insert(chainDeposits).values({
-        id,
-        coin: wallet.coin,
+      const deposit = await insertChainDeposit(tx, {
+        walletId: wallet.walletId,
+        units: input.units,
         txid: externalTxId,
         outputIndex,
         address: wallet.address,
-        walletId: wallet.walletId,
-        amount: input.units,
         confirmations: null,
         status: "credited",
-        transferId: id,
         amountUsd,
-        createdAt: row.createdAt,
-        creditedAt: row.createdAt,
       });
-      return {
-        ok: true,
-        duplicate: false,
-        deposit: {
-          transferId: row.id,
-          walletId: wallet.walletId,
-          coin: wallet.coin,
-          units: input.units,
-          externalTxId,
-          outputIndex,
-          amountUsd,
-          createdAt: row.createdAt,
-        },
-      };
+      return { ok: true, duplicate: false, deposit };
     });
 
   try {
@@ -285,11 +456,7 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
   } catch (error) {
     // A concurrent credit of the same output won the unique key: report it as the duplicate it is.
     if (!isUniqueViolation(error)) throw error;
-    const again = await attempt();
-    if (again.ok && !again.duplicate) {
-      throw new Error("deposit unique violation without a duplicate", { cause: error });
-    }
-    return again;
+    return attempt();
   }
 }
 

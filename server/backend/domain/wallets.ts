@@ -8,6 +8,7 @@ import { unionAll } from "drizzle-orm/pg-core";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import {
+  chainDeposits,
   ledgerAccounts,
   ledgerTransfers,
   messageReads,
@@ -159,7 +160,7 @@ export interface ClientWallet {
 }
 
 export interface ClientTransaction {
-  /** The deposit's transfer id, or the withdrawal id of a send. */
+  /** The deposit's id (its chain_deposits row, which its transfer shares once credited), or the withdrawal id of a send. */
   id: string;
   /** ISO 8601, UTC, milliseconds. */
   date: string;
@@ -171,7 +172,7 @@ export interface ClientTransaction {
   /** The on-chain id of a deposit, the withdrawal id of a send. */
   transaction_id: string;
   transaction_crypto: Ticker;
-  /** 'Confirmed' for deposits; the withdrawal's 'pending' | 'Confirmed' | 'Declined'. */
+  /** A deposit's 'pending' (waiting for confirmations) | 'Confirmed'; the withdrawal's 'pending' | 'Confirmed' | 'Declined'. */
   status: string;
   /** An XRP send's destination tag, only when it has one (issue 15). */
   destination_tag?: number;
@@ -224,8 +225,8 @@ interface TransactionRowsQuery {
 }
 
 /**
- * Deposits and sends, each newest first (ties by id), at most `limit` of each,
- * in one round trip: each half is its own limited, ordered select.
+ * Deposits (credited and pending) and sends, each newest first (ties by id), at
+ * most `limit` of each, in one round trip: each part is its own limited, ordered select.
  */
 async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
   // With a wallet the filter names the index's first column (an account id found in a subquery
@@ -236,7 +237,7 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     : eq(wallets.userId, q.userId);
   const deposits = db
     .select({
-      kind: sql<"deposit" | "send">`'deposit'`.as("kind"),
+      kind: sql<"deposit" | "send" | "unconfirmed">`'deposit'`.as("kind"),
       id: ledgerTransfers.id,
       date: ledgerTransfers.createdAt,
       walletId: wallets.id,
@@ -262,7 +263,7 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     .limit(q.limit);
   const sends = db
     .select({
-      kind: sql<"deposit" | "send">`'send'`.as("kind"),
+      kind: sql<"deposit" | "send" | "unconfirmed">`'send'`.as("kind"),
       id: withdrawals.id,
       date: withdrawals.createdAt,
       walletId: withdrawals.walletId,
@@ -282,9 +283,38 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     )
     .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
     .limit(q.limit);
-  const rows = await unionAll(deposits, sends);
+  // Deposits still waiting for confirmations (record 040): not in the ledger yet, so not in the
+  // balance; read through chain_deposits_pending_idx (wallet, created_at, id), newest first.
+  const unconfirmed = db
+    .select({
+      kind: sql<"deposit" | "send" | "unconfirmed">`'unconfirmed'`.as("kind"),
+      id: chainDeposits.id,
+      date: chainDeposits.createdAt,
+      walletId: chainDeposits.walletId,
+      amount: chainDeposits.amount,
+      amountUsd: chainDeposits.amountUsd,
+      reference: chainDeposits.txid,
+      status: sql<string | null>`NULL::text`.as("status"),
+      tag: sql<string | null>`NULL::text`.as("tag"),
+    })
+    .from(chainDeposits)
+    .where(
+      and(
+        q.walletId
+          ? eq(chainDeposits.walletId, q.walletId)
+          : sql`${chainDeposits.walletId} IN (SELECT ${wallets.id} FROM ${wallets} WHERE ${wallets.userId} = ${q.userId})`,
+        // A literal, not a parameter: the planner matches it with the partial index's predicate.
+        sql`${chainDeposits.status} = 'pending'`,
+        q.before ? lt(chainDeposits.createdAt, q.before) : undefined,
+      ),
+    )
+    .orderBy(desc(chainDeposits.createdAt), desc(chainDeposits.id))
+    .limit(q.limit);
+  const rows = await unionAll(deposits, sends, unconfirmed);
   return {
-    deposits: rows.filter((r) => r.kind === "deposit").map((r) => ({ ...r, externalTxId: r.reference })),
+    deposits: rows
+      .filter((r) => r.kind !== "send")
+      .map((r) => ({ ...r, externalTxId: r.reference, pending: r.kind === "unconfirmed" })),
     sends: rows.flatMap((r) =>
       r.kind === "send" && r.reference !== null && r.status !== null
         ? [{ ...r, destination: r.reference, status: r.status }]
@@ -354,7 +384,7 @@ export async function clientBalances(
             amount_in_dollar: d.amountUsd,
             transaction_id: d.externalTxId ?? d.id,
             transaction_crypto: ticker,
-            status: "Confirmed",
+            status: d.pending ? "pending" : "Confirmed",
           } satisfies ClientTransaction,
         };
       }),

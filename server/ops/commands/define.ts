@@ -41,6 +41,11 @@ interface CommandSpec<O extends OptionSpec, I, R> {
   changes: boolean;
   /** How many arguments it takes (besides options); another count is refused, quoting the usage. */
   arguments: number;
+  /**
+   * The arguments (by position) that name files: the command line makes them absolute before it
+   * hands the command to a running server, whose working directory is not the operator's.
+   */
+  files?: readonly number[];
   /** A look at the raw arguments before the options are parsed, when the command is named in them. */
   screen?(argv: readonly string[]): void;
   /** Checks the arguments alone (no database) and returns what run() needs. */
@@ -60,6 +65,7 @@ export interface OpsCommand {
   readonly usage: string;
   readonly options: OptionSpec;
   readonly changes: boolean;
+  readonly files: readonly number[];
   readonly screen?: ((argv: readonly string[]) => void) | undefined;
   prepare(
     args: readonly string[],
@@ -77,6 +83,7 @@ export function defineCommand<I, R, O extends OptionSpec = Record<never, never>>
     usage: spec.usage,
     options,
     changes: spec.changes,
+    files: spec.files ?? [],
     screen: spec.screen,
     prepare(args, values) {
       // parseArgs gave each option the type its declaration says; only this command's reach check().

@@ -1,13 +1,23 @@
 // Wallets: requests waiting for an address, issuing it, crediting deposits, the users overview.
 import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
 import { formatAmount, normaliseUsd, parseAmount } from "../../backend/domain/amounts.ts";
-import type { CreditDepositResult } from "../../backend/domain/ledger.ts";
+import type { VouchResult } from "../../backend/domain/deposits.ts";
 import { audit, checkId, defineCommand, OpsError, plural, table, type OpsCommand } from "./define.ts";
 
 /** As server/backend/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
 const MAX_TXID = 256;
 /** The coin with the most decimals: an amount it refuses for any reason but decimals, every coin refuses. */
 const WIDEST: Ticker = TICKERS.reduce((a, b) => (COINS[b].decimals > COINS[a].decimals ? b : a));
+
+/** As MAX_OUTPUT_INDEX in server/backend/domain/ledger.ts (which checks it again). */
+const MAX_OUTPUT = 2 ** 31 - 1;
+
+function wholeOutput(text: string): number {
+  if (!/^\d{1,10}$/u.test(text) || Number(text) > MAX_OUTPUT) {
+    throw new OpsError(`Invalid --output "${text}": a whole number from 0 to ${MAX_OUTPUT}.`);
+  }
+  return Number(text);
+}
 
 function describeDeposit(coin: Ticker, d: { units: bigint; walletId: string; createdAt: Date }): string {
   return `${formatAmount(coin, d.units)} ${coin} to wallet ${d.walletId} on ${d.createdAt.toISOString()}`;
@@ -118,18 +128,22 @@ wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
   defineCommand({
     name: "credit",
     summary: [
-      ["credit <walletId> <amount> <txid>", "credit a deposit, once per on-chain transaction id"],
-      ["    [--usd <decimal>]", "its value in USD at the time"],
+      ["credit <walletId> <amount> <txid>", "credit a deposit you vouch for, once per chain"],
+      ["    [--output <n>] [--usd <d>]", "output (txid, output index); its USD value"],
     ],
-    usage: `Usage: node server/ops/cli.ts credit <walletId> <amount> <txid> [--usd <decimal>] [--as <name>] [--json]
+    usage: `Usage: node server/ops/cli.ts credit <walletId> <amount> <txid> [--output <n>] [--usd <decimal>] [--as <name>] [--json]
 
-Credits a deposit to a wallet that has an address: <amount> in the coin, as a
-plain decimal (e.g. 0.015, at most the coin's decimals), <txid> the on-chain
-transaction id. The same txid of the same coin is credited once: repeating the
-command says "already credited" and changes nothing (exit 0; exit 1 when the
-earlier credit differs in wallet or amount). --usd records the deposit's value
-in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
-    options: { usd: { type: "string" } },
+Credits a deposit to a wallet that has an address, at once: the operator vouches
+for it (no confirmations are counted; "deposit" reports an output with them).
+<amount> in the coin, as a plain decimal (e.g. 0.015, at most the coin's
+decimals), <txid> the on-chain transaction id, --output its output index (UTXO
+coins) or log index (tokens), 0 by default. A chain output (coin, txid, output)
+is credited once: repeating the command says "already credited" and changes
+nothing (exit 0; exit 1 when the earlier credit differs in wallet or amount).
+An output still pending for this wallet and amount is credited now. Refused
+while deposits are paused for the coin or the user. --usd records the deposit's
+value in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
+    options: { usd: { type: "string" }, output: { type: "string" } },
     changes: true,
     arguments: 3,
     screen(argv) {
@@ -160,12 +174,14 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
           throw new OpsError(`Invalid --usd "${options.usd}": a plain decimal like 1234.56.`);
         amountUsd = usd;
       }
-      return { walletId, rawAmount, txid, amountUsd };
+      const outputIndex = options.output === undefined ? 0 : wholeOutput(options.output);
+      return { walletId, rawAmount, txid, amountUsd, outputIndex };
     },
-    async run(ctx, { walletId, rawAmount, txid, amountUsd }) {
-      const [wallets, ledger] = await Promise.all([
+    async run(ctx, { walletId, rawAmount, txid, amountUsd, outputIndex }) {
+      const [wallets, ledger, deposits] = await Promise.all([
         import("../../backend/domain/wallets.ts"),
         import("../../backend/domain/ledger.ts"),
+        import("../../backend/domain/deposits.ts"),
       ]);
       const wallet = await wallets.findWallet(ctx.db, walletId);
       if (!wallet) throw new OpsError(`No wallet with id ${walletId}.`);
@@ -174,11 +190,12 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
       const noAddress = `The ${wallet.coin} wallet ${wallet.id} has no address yet; issue one first (issue-address).`;
       if (wallet.address === null) throw new OpsError(noAddress);
 
-      const result: CreditDepositResult = await ctx.db.transaction(async (tx) => {
-        const credited = await ledger.creditDeposit(tx, {
+      const result: VouchResult = await ctx.db.transaction(async (tx) => {
+        const credited = await deposits.vouchDeposit(tx, {
           walletId: wallet.id,
           units: amount.units,
-          externalTxId: txid,
+          txid,
+          outputIndex,
           amountUsd,
         });
         if (credited.ok && !credited.duplicate) {
@@ -188,6 +205,7 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
             amount: formatAmount(wallet.coin, amount.units),
             units: amount.units.toString(),
             externalTxId: txid,
+            outputIndex,
             amountUsd,
             transferId: credited.deposit.transferId,
           });
@@ -195,12 +213,19 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
         return credited;
       });
       if (!result.ok) {
+        if (result.reason === "paused") throw new OpsError(result.message);
         throw new OpsError(result.reason === "no-address" ? noAddress : `No wallet with id ${walletId}.`);
       }
       const d = result.deposit;
+      const output = outputIndex === 0 ? `Transaction ${txid}` : `Output ${txid}:${outputIndex}`;
+      if (result.duplicate && d.status === "pending") {
+        throw new OpsError(
+          `${output} is recorded as pending, differently: ${describeDeposit(wallet.coin, d)}. Nothing changed.`,
+        );
+      }
       if (result.duplicate && (d.walletId !== wallet.id || d.units !== amount.units)) {
         throw new OpsError(
-          `Transaction ${txid} was already credited, differently: ${describeDeposit(wallet.coin, d)}. Nothing changed.`,
+          `${output} was already credited, differently: ${describeDeposit(wallet.coin, d)}. Nothing changed.`,
         );
       }
       const balance = await ledger.walletBalance(ctx.db, wallet.id);
@@ -214,15 +239,16 @@ in USD at the time. Writes one audit_log row (action ledger.credit-deposit).`,
       amount: formatAmount(wallet.coin, d.units),
       units: d.units.toString(),
       txid: d.externalTxId,
+      output: d.outputIndex,
       amountUsd: d.amountUsd,
       createdAt: d.createdAt.toISOString(),
       balance: formatAmount(wallet.coin, balance),
     }),
-    text: ({ wallet, deposit: d, duplicate, balance }, { txid }) =>
+    text: ({ wallet, deposit: d, duplicate, balance }, { txid, outputIndex }) =>
       duplicate
-        ? `Transaction ${txid} was already credited: ${describeDeposit(wallet.coin, d)}. Nothing changed.`
+        ? `${outputIndex === 0 ? `Transaction ${txid}` : `Output ${txid}:${outputIndex}`} was already credited: ${describeDeposit(wallet.coin, d)}. Nothing changed.`
         : `Credited ${formatAmount(wallet.coin, d.units)} ${wallet.coin} to wallet ${wallet.id} (${wallet.email}), ` +
-          `transaction ${txid}. Available balance: ${formatAmount(wallet.coin, balance)} ${wallet.coin}.`,
+          `${outputIndex === 0 ? `transaction ${txid}` : `output ${txid}:${outputIndex}`}. Available balance: ${formatAmount(wallet.coin, balance)} ${wallet.coin}.`,
   }),
 
   defineCommand({
