@@ -30,11 +30,12 @@ export async function main(argv: string[]): Promise<number> {
     if (!config.databaseUrl) {
       // The embedded database is held by a running server: let it run the command.
       const { callOpsSocket, opsSocketPath } = await import("../host/ops-socket.ts");
+      const forwarded = invocation.command.forward?.(argv) ?? argv;
       // Who acts is settled here (the server's $OPERATOR and OS user are not the operator's). In
       // front, so that it stays an option even after a "--" that ends the options.
       const viaServer = await callOpsSocket(
         opsSocketPath(config.dataDir),
-        invocation.command.changes ? [`--as=${invocation.actor}`, ...argv] : argv,
+        invocation.command.changes ? [`--as=${invocation.actor}`, ...forwarded] : forwarded,
       );
       if (viaServer) {
         process.stdout.write(viaServer.stdout);

@@ -9,12 +9,14 @@ import type { Config } from "../host/config.ts";
 import type { AppDb } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
 import { LOGIN_COMMANDS } from "./commands/logins.ts";
+import { CUSTODY_COMMANDS } from "./commands/custody.ts";
 import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
+  ...CUSTODY_COMMANDS,
   ...SEND_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
@@ -29,16 +31,22 @@ const COMMON_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-// An option belongs to one command, so "--x goes with <command> only" has one answer.
-const OWNER = new Map<string, string>();
+// An option means one thing: commands may share one (--reason) only with the same type.
+const OPTION_TYPE = new Map<string, string>();
 for (const c of COMMANDS) {
   if (BY_NAME.get(c.name) !== c) throw new Error(`Two operator commands are named ${c.name}.`);
-  for (const option of Object.keys(c.options)) {
-    if (Object.hasOwn(COMMON_OPTIONS, option) || OWNER.has(option)) {
+  for (const [option, spec] of Object.entries(c.options)) {
+    const earlier = OPTION_TYPE.get(option);
+    if (Object.hasOwn(COMMON_OPTIONS, option) || (earlier !== undefined && earlier !== spec.type)) {
       throw new Error(`The option --${option} of ${c.name} is taken.`);
     }
-    OWNER.set(option, c.name);
+    OPTION_TYPE.set(option, spec.type);
   }
+}
+
+/** "a", "a and b", "a, b and c". */
+function listed(names: readonly string[]): string {
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1) ?? ""}`;
 }
 
 const commandList = COMMANDS.flatMap((c) => c.summary)
@@ -117,10 +125,14 @@ export function parseCommandLine(argv: string[]): Invocation {
   if (values.help) return { kind: "help", text: command.usage };
   for (const other of COMMANDS) {
     if (other === command) continue;
-    const given = Object.keys(other.options).filter((o) => values[o] !== undefined);
+    const foreign = Object.keys(other.options).filter((o) => !Object.hasOwn(command.options, o));
+    const given = foreign.filter((o) => values[o] !== undefined);
     if (given.length > 0) {
-      const all = Object.keys(other.options).map((o) => `--${o}`);
-      throw new OpsError(`${all.join(" and ")} ${all.length === 1 ? "goes" : "go"} with ${other.name} only.`);
+      const all = foreign.map((o) => `--${o}`);
+      const owners = COMMANDS.filter((c) => foreign.every((o) => Object.hasOwn(c.options, o))).map(
+        (c) => c.name,
+      );
+      throw new OpsError(`${listed(all)} ${all.length === 1 ? "goes" : "go"} with ${listed(owners)} only.`);
     }
   }
   const run = command.prepare(args, values);

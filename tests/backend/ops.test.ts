@@ -312,8 +312,8 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
         /^error: --reason is too long: 1001 characters, at most 1000\.$/m,
       ],
       [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
-      [["approve", wallet, "--reason", "x"], /^error: --reason goes with decline only\.$/m],
-      [["sends", "--reason", "x"], /--reason goes with decline only/],
+      [["approve", wallet, "--reason", "x"], /^error: --reason goes with decline and issuing only\.$/m],
+      [["sends", "--reason", "x"], /--reason goes with decline and issuing only/],
       [["sends", "extra"], /sends takes 0 arguments, got 1/],
     ];
     const runs = await Promise.all(cases.map(([args]) => runCli(args, env)));

@@ -39,12 +39,17 @@ interface CommandSpec<O extends OptionSpec, I, R> {
   options?: O;
   /** True when it writes: it then needs an actor and writes one audit_log row with its change. */
   changes: boolean;
-  /** How many arguments it takes (besides options); another count is refused, quoting the usage. */
-  arguments: number;
+  /** How many arguments it takes (besides options), or the counts it takes; another count is refused, quoting the usage. */
+  arguments: number | readonly number[];
   /** A look at the raw arguments before the options are parsed, when the command is named in them. */
   screen?(argv: readonly string[]): void;
   /** Checks the arguments alone (no database) and returns what run() needs. */
   check(args: readonly string[], options: OptionValues<O>): I;
+  /**
+   * The command line as the server should see it when the command line tool hands the
+   * command to a running server (its ops socket): say, a file named relative to here.
+   */
+  forward?(argv: readonly string[]): string[];
   run(ctx: CommandContext, input: I): Promise<R>;
   text(result: R, input: I): string;
   json(result: R, input: I): unknown;
@@ -61,6 +66,7 @@ export interface OpsCommand {
   readonly options: OptionSpec;
   readonly changes: boolean;
   readonly screen?: ((argv: readonly string[]) => void) | undefined;
+  readonly forward?: ((argv: readonly string[]) => string[]) | undefined;
   prepare(
     args: readonly string[],
     values: Readonly<Record<string, string | boolean | undefined>>,
@@ -78,6 +84,7 @@ export function defineCommand<I, R, O extends OptionSpec = Record<never, never>>
     options,
     changes: spec.changes,
     screen: spec.screen,
+    forward: spec.forward,
     prepare(args, values) {
       // parseArgs gave each option the type its declaration says; only this command's reach check().
       expectArgs(args, spec.arguments, spec.name, spec.usage);
@@ -109,10 +116,15 @@ export function table(headers: string[], rows: string[][], right: ReadonlySet<nu
 }
 
 /** Refuses a wrong number of arguments, quoting the first line of the command's usage. */
-function expectArgs(args: readonly string[], count: number, name: string, usage: string) {
-  if (args.length !== count) {
+function expectArgs(args: readonly string[], count: number | readonly number[], name: string, usage: string) {
+  const counts = typeof count === "number" ? [count] : count;
+  if (!counts.includes(args.length)) {
     const first = usage.split("\n", 1)[0] ?? "";
-    throw new OpsError(`${name} takes ${plural(count, "argument")}, got ${args.length}. ${first}`);
+    const takes =
+      counts.length === 1
+        ? plural(counts[0] ?? 0, "argument")
+        : `${counts.slice(0, -1).join(", ")} or ${plural(counts.at(-1) ?? 0, "argument")}`;
+    throw new OpsError(`${name} takes ${takes}, got ${args.length}. ${first}`);
   }
 }
 
