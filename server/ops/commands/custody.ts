@@ -163,7 +163,7 @@ pool.add), and one per wallet issued (wallet.issue-pool, actor system).`,
           : `${body}\n\nLow (fewer than POOL_LOW_WATER free): ${low.join(", ")}. Load more with: pool add <coin> <file>`;
       }
       const lines = [
-        `Added ${plural(result.added, `${result.coin} address`)} to the pool. Free now: ${result.free} (taken: ${result.taken}).`,
+        `Added ${result.added} ${result.coin} ${result.added === 1 ? "address" : "addresses"} to the pool. Free now: ${result.free} (taken: ${result.taken}).`,
       ];
       const caught = caughtUpText(result.coin, result.caught);
       if (caught) lines.push(caught);
@@ -414,8 +414,8 @@ async function addToPool(ctx: CommandContext, coin: Ticker, file: string) {
       }
     }
     for (const g of good) {
-      if (inPool.has(g.address)) bad.push(`line ${g.line}: already in the ${coin} pool`);
-      else if (inWallets.has(g.address)) bad.push(`line ${g.line}: already the address of a ${coin} wallet`);
+      if (inWallets.has(g.address)) bad.push(`line ${g.line}: already the address of a ${coin} wallet`);
+      else if (inPool.has(g.address)) bad.push(`line ${g.line}: already in the ${coin} pool`);
     }
     if (bad.length > 0) {
       const byLine = bad.toSorted((a, b) => lineNumber(a) - lineNumber(b));
