@@ -26,6 +26,7 @@ import {
   KEYED_COINS,
   parseAccountKey,
 } from "../../server/backend/custody/derive.ts";
+import { issueAutomatically } from "../../server/backend/custody/issuing.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import { runInServer } from "../../server/ops/registry.ts";
 import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
@@ -72,6 +73,7 @@ describeEachDatabase("issuing, database: ", (getDatabase) => {
     custody: { keys: config.accountKeys, poolLowWater: LOW_WATER },
   });
   const ops = (argv: string[]) => runInServer(argv, { db: api.db, config });
+  const policy = { keys: config.accountKeys, usdtNetwork: config.usdtNetwork, poolLowWater: LOW_WATER };
 
   async function request(account: ApiAccount, coin: Ticker) {
     return api.call("/request-nonbtc-wallet", {
@@ -162,6 +164,32 @@ describeEachDatabase("issuing, database: ", (getDatabase) => {
     });
     expect(await counter()).toEqual(before);
     expect(await shownAddress(account, "BTC")).toBe(deriveAddress("BTC", TRUST_KEYS.BTC, 2));
+  });
+
+  test("a request that rolls back gives its index back: the next wallet gets it", async () => {
+    const counter = async () =>
+      Number(
+        (
+          await api.db
+            .select({ next: custodyIndexCounters.nextIndex })
+            .from(custodyIndexCounters)
+            .where(eq(custodyIndexCounters.coin, "TRX"))
+        )[0]?.next,
+      );
+    const before = await counter();
+    const account = await api.newAccount("issuing-rollback");
+    await expect(
+      api.db.transaction(async (tx) => {
+        const [wallet] = await tx.insert(wallets).values({ userId: account.userId, coin: "TRX" }).returning();
+        if (!wallet) throw new Error("no wallet");
+        const outcome = await issueAutomatically(tx, { ...wallet, coin: "TRX" }, policy, "test");
+        expect(outcome).toMatchObject({ issued: true, index: before });
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await counter()).toBe(before);
+    expect(await request(account, "TRX")).toEqual(requested);
+    expect(await shownAddress(account, "TRX")).toBe(deriveAddress("TRX", TRUST_KEYS.TRX, before));
   });
 
   test("SOL: requested while the pool is empty; pool add issues it the oldest address, later requests take the next", async () => {
