@@ -129,9 +129,9 @@ export function parseCommandLine(argv: string[]): Invocation {
     const given = foreign.filter((o) => values[o] !== undefined);
     if (given.length > 0) {
       const all = foreign.map((o) => `--${o}`);
-      const owners = COMMANDS.filter((c) => foreign.every((o) => Object.hasOwn(c.options, o))).map(
-        (c) => c.name,
-      );
+      const owners = COMMANDS.filter((c) => foreign.every((o) => Object.hasOwn(c.options, o)))
+        .map((c) => c.name)
+        .toSorted();
       throw new OpsError(`${listed(all)} ${all.length === 1 ? "goes" : "go"} with ${listed(owners)} only.`);
     }
   }

@@ -28,7 +28,7 @@ import {
 } from "../../server/backend/custody/derive.ts";
 import { issueAutomatically } from "../../server/backend/custody/issuing.ts";
 import { loadConfig } from "../../server/host/config.ts";
-import { runInServer } from "../../server/ops/registry.ts";
+import { parseCommandLine, runInServer } from "../../server/ops/registry.ts";
 import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { connectApi, describeEachDatabase, type Api, type ApiAccount } from "./api-suite.ts";
 import { overHttp } from "./helpers.ts";
@@ -407,4 +407,27 @@ describeEachDatabase("issuing, database: ", (getDatabase) => {
       `error: The address ${free} is in the SOL address pool; the pool issues it.\n`,
     );
   });
+});
+
+test("through the ops socket, pool add hands the server its file as an absolute path", () => {
+  const argv = ["pool", "add", "SOL", "keys/sol.txt", "--as", "ops"];
+  const invocation = parseCommandLine(argv);
+  if (invocation.kind !== "run") throw new Error("not a command");
+  expect(invocation.command.forward?.(argv)).toEqual([
+    "pool",
+    "add",
+    "SOL",
+    path.resolve("keys/sol.txt"),
+    "--as",
+    "ops",
+  ]);
+  expect(() => parseCommandLine(["pool", "add", "SOL"])).toThrow(
+    "pool takes 0 or 3 arguments, got 2. Usage: node server/ops/cli.ts pool [--json]",
+  );
+  expect(() => parseCommandLine(["pool", "add", "DOGECOIN", "f"])).toThrow(
+    'Unknown coin "DOGECOIN": one of BTC, ETH, ADA, BNB, DOGE, SOL, TRX, USDT, XRP.',
+  );
+  expect(() => parseCommandLine(["custody", "--reason", "x"])).toThrow(
+    "--reason goes with decline and issuing only.",
+  );
 });
