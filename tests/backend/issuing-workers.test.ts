@@ -1,4 +1,4 @@
-// Record 039's ordering claim, with real processes: two server processes (WORKERS=2) on one
+// Issuing with real server processes (record 039). The ordering claim, with real processes: two server processes (WORKERS=2) on one
 // PostgreSQL database, 50 users requesting a BTC wallet at the same moment over HTTP, each on
 // a connection of its own (so both processes serve them). The counter row's lock must give
 // the 50 wallets the indexes 0..49 exactly: none twice, none skipped.
@@ -10,11 +10,19 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { wallets } from "../../server/backend/db/schema.ts";
-import { deriveAddress } from "../../server/backend/custody/derive.ts";
-import { TRUST_KEYS } from "../fixtures/account-keys.ts";
+import { openDatabase } from "../../server/backend/db/index.ts";
+import { auditLog, wallets } from "../../server/backend/db/schema.ts";
+import {
+  accountKeyFingerprint,
+  deriveAddress,
+  parseAccountKey,
+} from "../../server/backend/custody/derive.ts";
+import { createAccount } from "../../server/backend/domain/accounts.ts";
+import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
+import { requestWallet } from "../../server/backend/domain/wallets.ts";
+import { TRUST_INDEX0, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { openTempPostgres, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
-import { built, startHostProcess } from "./host-process.ts";
+import { built, secrets, startHostProcess } from "./host-process.ts";
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const describeWorkers = adminUrl && built ? describe : describe.skip;
@@ -117,4 +125,79 @@ describeWorkers("issuing with two server processes on PostgreSQL", () => {
     const [wallet] = shown.body.wallets as { wallet_address: string }[];
     expect(rows.map((r) => r.address)).toContain(wallet?.wallet_address);
   }, 120_000);
+});
+
+// At start (record 039): each key's fingerprint and index-0 address are logged, for the
+// operator to check, and requests that waited (no key until now) are issued.
+const describeBuilt = built ? describe : describe.skip;
+describeBuilt("a server starting with a key", () => {
+  test("logs the key's fingerprint and index-0 address, nothing more of it, and issues the waiting requests", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-issuing-start-"));
+    try {
+      const database = await openDatabase({ dataDir });
+      const account = await createAccount(
+        { db: database.db, keys: deriveServerKeys(secrets.BACKEND_SECRET) },
+        uniqueEmail("issuing-start"),
+        "pw",
+      );
+      if (!account.ok) throw new Error("account");
+      const waiting = await requestWallet(database.db, account.userId, "DOGE");
+      if (!waiting.ok || waiting.wallet.address !== null) throw new Error("request");
+      await database.close();
+
+      const port = await freePort();
+      const host = startHostProcess(port, { DATA_DIR: dataDir, ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE });
+      try {
+        await expect.poll(() => host.output.stdout, { timeout: 30_000 }).toContain('"message":"listening"');
+      } finally {
+        host.child.kill("SIGTERM");
+        await host.exited;
+      }
+      const lines = host.output.stdout
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+      const fingerprint = accountKeyFingerprint(parseAccountKey("DOGE", TRUST_KEYS.DOGE));
+      expect(lines.filter((l) => l.message === "account key")).toEqual([
+        {
+          time: expect.any(String),
+          level: "info",
+          message: "account key",
+          coin: "DOGE",
+          fingerprint,
+          index0: TRUST_INDEX0.DOGE,
+        },
+      ]);
+      expect(lines.find((l) => l.message === "issued waiting requests")).toMatchObject({
+        coin: "DOGE",
+        issued: 1,
+        waiting: 0,
+      });
+      expect(`${host.output.stdout}${host.output.stderr}`).not.toContain(TRUST_KEYS.DOGE.slice(4, 40));
+
+      const reopened = await openDatabase({ dataDir });
+      try {
+        const [row] = await reopened.db.select().from(wallets).where(eq(wallets.id, waiting.wallet.id));
+        expect(row).toMatchObject({
+          address: TRUST_INDEX0.DOGE,
+          addressSource: "derived",
+          derivationKey: fingerprint,
+          derivationIndex: 0,
+        });
+        const [audit] = await reopened.db
+          .select()
+          .from(auditLog)
+          .where(eq(auditLog.subject, waiting.wallet.id));
+        expect(audit).toMatchObject({
+          actor: "system",
+          action: "wallet.issue-derived",
+          details: { trigger: "start" },
+        });
+      } finally {
+        await reopened.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 });
