@@ -1,7 +1,8 @@
-// Issuing with real server processes (record 039). The ordering claim, with real processes: two server processes (WORKERS=2) on one
-// PostgreSQL database, 50 users requesting a BTC wallet at the same moment over HTTP, each on
-// a connection of its own (so both processes serve them). The counter row's lock must give
-// the 50 wallets the indexes 0..49 exactly: none twice, none skipped.
+// Issuing with real server processes (record 039). The ordering claim: two server processes
+// (WORKERS=2) on one PostgreSQL database, 50 users requesting a BTC wallet at the same moment
+// over HTTP, each on a connection of its own (so both processes serve them). The counter row's
+// lock must give the 50 wallets the indexes 0..49 exactly: none twice, none skipped. And what a
+// server does at start with a key: log it for the operator to check, issue what waited.
 import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
