@@ -12,6 +12,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 
 const root = path.resolve(import.meta.dirname, "..");
+// Watch-only issuing (record 039) for one coin no other spec issues by hand: DOGE's account
+// key of shared/COINS.md's public test mnemonic (tests/fixtures/account-keys.ts), so a
+// requested DOGE wallet shows its address at once (tests/e2e/issuing.spec.ts).
+const DOGE_ACCOUNT_KEY =
+  "xpub6CumZhScigjUzbxiKYTT5abUp13nu44g9AqY5jWerd37mJigK44PF1bTJLrEsqYuEKJqyarA8dqwgjTMM7YHhbgwbCisxc4K8Eqo2oHWTeB";
 const port = Number(process.env.PORT ?? 3210);
 const dirs = [];
 const children = [];
@@ -34,7 +39,13 @@ function start(name, env) {
   rmSync(dataDir, { recursive: true, force: true });
   dirs.push(dataDir);
   const child = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
-    env: { ...process.env, DATA_DIR: dataDir, FEEDS_OFFLINE: "true", ...env },
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      FEEDS_OFFLINE: "true",
+      ACCOUNT_KEY_DOGE: DOGE_ACCOUNT_KEY,
+      ...env,
+    },
     stdio: ["ignore", logStream ? "pipe" : "inherit", logStream ? "pipe" : "inherit"],
   });
   if (logStream) {

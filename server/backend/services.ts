@@ -29,6 +29,7 @@ import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
 import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
+import type { IssuingPolicy } from "./custody/issuing.ts";
 
 export interface ServicesContext extends AccountsContext {
   db: AppDb;
@@ -38,6 +39,8 @@ export interface ServicesContext extends AccountsContext {
   usdtNetwork: UsdtNetwork;
   /** The abuse limits (record 013); null only when configured off (RATE_LIMITS=off, never in production). */
   limits: RateLimiter | null;
+  /** How requested wallets get their address (record 039): account keys, pools. */
+  issuing: IssuingPolicy;
 }
 
 /** 429 with its wait for a limited address; 423 for a locked account (there is no time to wait for). */
@@ -249,7 +252,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
       // The call's name is historical: any supported coin, BTC included, is requested here.
       const coin = coinFor(body.request_text.trim());
       if (!coin) return refusal("unsupported_coin");
-      const requested = await requestWallet(ctx.db, result.userId, coin.ticker);
+      const requested = await requestWallet(ctx.db, result.userId, coin.ticker, ctx.issuing);
       // The account was found a moment ago; gone now means it no longer holds these credentials.
       if (!requested.ok) return refusal("invalid_credentials");
       return {

@@ -6,6 +6,12 @@ import path from "node:path";
 import { z } from "zod";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
 import type { AddressEntry } from "../backend/api/http.ts";
+import {
+  accountKeyFingerprint,
+  KEYED_COINS,
+  parseAccountKey,
+  type ConfiguredKeys,
+} from "../backend/custody/derive.ts";
 import { parseTrustProxy, parseWebTierHosts, type TrustEntry } from "./edge.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
@@ -160,9 +166,50 @@ const envSchema = z.object({
     `CONFIRMATIONS_${Ticker}`,
     typeof confirmationsSetting
   >),
+  // Watch-only issuing (record 039): each coin's account-level extended PUBLIC key; read below.
+  ...Object.fromEntries(KEYED_COINS.map((coin) => [`ACCOUNT_KEY_${coin}`, z.string().optional()])),
+  POOL_LOW_WATER: z.coerce.number().int().min(0).max(1_000_000).default(20),
 });
 
+/**
+ * The ACCOUNT_KEY_<COIN> settings, each parsed for its coin (USDT for USDT_NETWORK). The
+ * message names the variable and says what is wrong; it never repeats the value, which
+ * might be a private key pasted by mistake.
+ */
+function accountKeys(
+  env: Record<string, string | undefined>,
+  usdtNetwork: "erc20" | "trc20",
+): Config["accountKeys"] {
+  if (env.ACCOUNT_KEY_SOL !== undefined) {
+    throw new ConfigError(
+      "Invalid configuration:\n  ACCOUNT_KEY_SOL: Solana has no public key derivation; SOL deposit addresses come from the address pool (ops pool add SOL <file>), so remove this setting",
+    );
+  }
+  const keys: Config["accountKeys"] = {};
+  for (const coin of KEYED_COINS) {
+    const name = `ACCOUNT_KEY_${coin}`;
+    const text = env[name];
+    if (text === undefined) continue;
+    try {
+      const key = parseAccountKey(coin, text, { usdtNetwork });
+      keys[coin] = { key, fingerprint: accountKeyFingerprint(key) };
+    } catch (error) {
+      const why = error instanceof Error ? error.message : "not an account key";
+      const forUsdt = coin === "USDT" ? ` (USDT_NETWORK=${usdtNetwork})` : "";
+      throw new ConfigError(`Invalid configuration:\n  ${name}${forUsdt}: ${why}`);
+    }
+  }
+  return keys;
+}
+
 export interface Config {
+  /**
+   * The watch-only account keys (ACCOUNT_KEY_<COIN>, record 039): a coin with one issues each
+   * requested wallet the next address below it. USDT's follows USDT_NETWORK.
+   */
+  accountKeys: ConfiguredKeys;
+  /** Fewer free pool addresses than this is "low": warned of on each take and shown by ops pool. */
+  poolLowWater: number;
   /** Prometheus metrics (record 021): their own listener, and/or /metrics on the main port for this bearer token. */
   metricsPort?: number | undefined;
   metricsHost: string;
@@ -284,7 +331,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       "Invalid configuration:\n  BACKEND_TOKEN: must not be BACKEND_SECRET (the token travels to the web tier; the secret stays here)",
     );
   }
+  const keys = accountKeys(present, e.USDT_NETWORK);
   return {
+    accountKeys: keys,
+    poolLowWater: e.POOL_LOW_WATER,
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,

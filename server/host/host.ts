@@ -22,7 +22,10 @@ import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
 import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
-import { openDatabase } from "../backend/db/index.ts";
+import { openDatabase, type AppDb } from "../backend/db/index.ts";
+import { deriveAddress } from "../backend/custody/derive.ts";
+import { issueWaiting, poolLowMessage } from "../backend/custody/issuing.ts";
+import { isTicker, TICKERS } from "../../common/coins.ts";
 import { DataDirLockedError } from "../backend/db/lock.ts";
 import { forgetSenderAddresses } from "../backend/domain/messages.ts";
 import { currentRequest, log, runWithRequest } from "../../common/log.ts";
@@ -103,6 +106,48 @@ function forwardedRequestId(req: IncomingMessage): string | undefined {
     : undefined;
 }
 
+/**
+ * Record 039. An xpub carries no coin, so each configured key is logged with its
+ * fingerprint and its index-0 address: the operator checks that address against the
+ * wallet the key came from. Then requests left waiting (a key configured since, say)
+ * are issued. Only public facts are logged.
+ */
+async function startIssuing(db: AppDb, config: Config) {
+  const policy = {
+    keys: config.accountKeys,
+    usdtNetwork: config.usdtNetwork,
+    poolLowWater: config.poolLowWater,
+  };
+  for (const [coin, configured] of Object.entries(config.accountKeys)) {
+    if (!configured || !isTicker(coin)) continue;
+    log.info("account key", {
+      coin,
+      ...(coin === "USDT" ? { network: config.usdtNetwork } : {}),
+      fingerprint: configured.fingerprint,
+      index0: deriveAddress(coin, configured.key, 0, { usdtNetwork: config.usdtNetwork }),
+    });
+  }
+  for (const coin of TICKERS) {
+    try {
+      const caught = await db.transaction((tx) => issueWaiting(tx, coin, policy, "start"));
+      if (caught.issued.length > 0)
+        log.info("issued waiting requests", { coin, issued: caught.issued.length, waiting: caught.waiting });
+      if (caught.poolLeft !== undefined && caught.poolLeft < policy.poolLowWater) {
+        log.warn(poolLowMessage(coin, caught.poolLeft), {
+          coin,
+          left: caught.poolLeft,
+          lowWater: policy.poolLowWater,
+        });
+      }
+    } catch (error) {
+      log.warn("could not issue waiting requests", {
+        coin,
+        error: error instanceof Error ? error.name : "unknown",
+      });
+    }
+  }
+}
+
 export async function startHost(config: Config, source?: WebTierSource) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const sessions = createSessionKV(database.db, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
@@ -123,9 +168,12 @@ export async function startHost(config: Config, source?: WebTierSource) {
         maxBodyBytes: config.maxBodyBytes,
         rateLimits: config.rateLimits === "off" ? "off" : undefined,
         usdtNetwork: config.usdtNetwork,
+        custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
         // Spec section 9: the USDT price is fixed at 1.
         usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
       });
+
+  if (backend) await startIssuing(database.db, config);
 
   // Live events for signed-in pages (record 033): the database's notifications, when the backend
   // that raises them writes to this database (in-process). With a remote backend pages poll.

@@ -11,6 +11,7 @@ import type { AppDb } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
 import { CONTROL_COMMANDS } from "./commands/controls.ts";
 import { LOGIN_COMMANDS } from "./commands/logins.ts";
+import { CUSTODY_COMMANDS } from "./commands/custody.ts";
 import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
@@ -18,6 +19,7 @@ import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
+  ...CUSTODY_COMMANDS,
   ...DEPOSIT_COMMANDS,
   ...SEND_COMMANDS,
   ...CONTROL_COMMANDS,
@@ -34,8 +36,8 @@ const COMMON_OPTIONS = {
   help: { type: "boolean", short: "h" },
 } as const;
 
-// An option belongs to the commands that declare it, all alike (pause, resume and
-// decline share --reason; credit and deposit --usd), so "--x goes with <commands> only" has one answer.
+// An option belongs to the commands that declare it, all alike (decline, issuing,
+// pause and resume share --reason; credit and deposit --usd), so "--x goes with <commands> only" has one answer.
 const OWNERS = new Map<string, { type: string; names: string[] }>();
 for (const c of COMMANDS) {
   if (BY_NAME.get(c.name) !== c) throw new Error(`Two operator commands are named ${c.name}.`);
@@ -51,7 +53,7 @@ for (const c of COMMANDS) {
 
 /** "a", "a and b", "a, b and c". */
 function listed(names: readonly string[]): string {
-  return names.length <= 1 ? names.join("") : `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  return names.length <= 1 ? (names[0] ?? "") : `${names.slice(0, -1).join(", ")} and ${names.at(-1) ?? ""}`;
 }
 
 const commandList = COMMANDS.flatMap((c) => c.summary)
@@ -152,7 +154,7 @@ export function parseCommandLine(argv: string[]): Invocation {
     if (given.length === 0) continue;
     const shared = given.find((o) => (OWNERS.get(o)?.names.length ?? 0) > 1);
     if (shared !== undefined) {
-      throw new OpsError(`--${shared} goes with ${listed(OWNERS.get(shared)?.names ?? [])} only.`);
+      throw new OpsError(`--${shared} goes with ${listed(OWNERS.get(shared)?.names.toSorted() ?? [])} only.`);
     }
     const own = Object.keys(other.options).filter((o) => OWNERS.get(o)?.names.length === 1);
     const all = own.map((o) => `--${o}`);

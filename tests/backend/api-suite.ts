@@ -81,12 +81,16 @@ export interface Api {
 }
 
 /** In the enclosing describe: a connection over the transport to a test handler on the database. */
-export function connectApi(transport: Transport, getDatabase: () => OpenedDatabase): Api {
+export function connectApi(
+  transport: Transport,
+  getDatabase: () => OpenedDatabase,
+  handlerOptions?: Parameters<typeof createTestHandler>[1],
+): Api {
   let db: AppDb | undefined;
   let connection: Connection | undefined;
   beforeAll(async () => {
     db = getDatabase().database.db;
-    connection = await transport.connect(createTestHandler(db));
+    connection = await transport.connect(createTestHandler(db, handlerOptions));
   });
   afterAll(async () => {
     await connection?.close();

@@ -170,6 +170,9 @@ export function createTestHandler(
     rateLimits?: ApiHandlerOptions["rateLimits"];
     /** Default: loopback with BACKEND_TOKEN; undefined: none. */
     webTier?: ApiHandlerOptions["webTier"];
+    /** Watch-only issuing (record 039); default none. */
+    custody?: ApiHandlerOptions["custody"];
+    usdtNetwork?: ApiHandlerOptions["usdtNetwork"];
   } = {},
 ): TestHandler {
   const backend = createBackend({

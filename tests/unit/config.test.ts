@@ -2,7 +2,10 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
+import { validateAddress } from "../../common/addresses.ts";
+import { deriveAddress, KEYED_COINS } from "../../server/backend/custody/derive.ts";
 import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/host/config.ts";
+import { TRON_KEY, TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -207,4 +210,73 @@ test("FAST_LOGIN_ORIGINS: none by default; a comma list of origins; anything els
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/FAST_LOGIN_ORIGINS: /u);
   }
+});
+
+describe("watch-only account keys (record 039)", () => {
+  const secretsOnly = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
+  const message = (env: Record<string, string>) => {
+    try {
+      loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...env });
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+    return "no error";
+  };
+  // A real-looking private key (the BIP-32 test vector 1 master key): refused by name, never echoed.
+  const XPRV =
+    "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi";
+
+  test("none by default; each configured key parsed with its fingerprint, USDT's for USDT_NETWORK", () => {
+    const none = loadConfig({ DATA_DIR: dataDir(), ...secretsOnly });
+    expect(none.accountKeys).toEqual({});
+    expect(none.poolLowWater).toBe(20);
+
+    const all = loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...TRUST_KEY_ENV, POOL_LOW_WATER: "5" });
+    expect(Object.keys(all.accountKeys).toSorted()).toEqual([...KEYED_COINS].toSorted());
+    expect(all.poolLowWater).toBe(5);
+    for (const coin of KEYED_COINS) {
+      const configured = all.accountKeys[coin];
+      if (!configured) throw new Error(coin);
+      expect([coin, configured.fingerprint]).toEqual([coin, expect.stringMatching(/^[0-9a-f]{16}$/u)]);
+      expect(deriveAddress(coin, configured.key, 0)).toBe(TRUST_INDEX0[coin]);
+    }
+    // ETH, BNB and USDT share the account (m/44'/60'/0'): the same fingerprint.
+    expect(all.accountKeys.USDT?.fingerprint).toBe(all.accountKeys.ETH?.fingerprint);
+
+    const tron = loadConfig({
+      DATA_DIR: dataDir(),
+      ...secretsOnly,
+      USDT_NETWORK: "trc20",
+      ACCOUNT_KEY_USDT: TRON_KEY,
+    });
+    const usdt = tron.accountKeys.USDT;
+    if (!usdt) throw new Error("USDT");
+    expect(deriveAddress("USDT", usdt.key, 0, { usdtNetwork: "trc20" })).toBe(TRUST_INDEX0.TRX);
+    expect(validateAddress("USDT", TRUST_INDEX0.TRX, { usdtNetwork: "trc20" }).ok).toBe(true);
+  });
+
+  test("errors name the variable and never repeat the value", () => {
+    const privateKey = message({ ACCOUNT_KEY_ETH: XPRV });
+    expect(privateKey).toBe(
+      "Invalid configuration:\n  ACCOUNT_KEY_ETH: This is a private extended key (xprv): never give a private key to the server. Configure the account's extended public key (xpub) instead, and keep the private key offline.",
+    );
+    expect(privateKey).not.toContain(XPRV.slice(4, 20));
+    expect(message({ ACCOUNT_KEY_SOL: "anything" })).toBe(
+      "Invalid configuration:\n  ACCOUNT_KEY_SOL: Solana has no public key derivation; SOL deposit addresses come from the address pool (ops pool add SOL <file>), so remove this setting",
+    );
+    expect(message({ ACCOUNT_KEY_BTC: "not a key" })).toMatch(
+      /^Invalid configuration:\n {2}ACCOUNT_KEY_BTC: Expected the Bitcoin account key/u,
+    );
+    // A zpub is a BIP-84 Bitcoin key: refused for DOGE by its version bytes.
+    expect(message({ ACCOUNT_KEY_DOGE: TRUST_KEYS.BTC })).toMatch(
+      /^Invalid configuration:\n {2}ACCOUNT_KEY_DOGE: Expected the Dogecoin account key .*a zpub is a BIP-84/u,
+    );
+    expect(message({ ACCOUNT_KEY_USDT: TRUST_KEYS.ADA, USDT_NETWORK: "trc20" })).toMatch(
+      /^Invalid configuration:\n {2}ACCOUNT_KEY_USDT \(USDT_NETWORK=trc20\): Expected the TRON account key/u,
+    );
+    expect(message({ POOL_LOW_WATER: "-1" })).toMatch(/POOL_LOW_WATER: /u);
+    // An empty value counts as unset, as everywhere.
+    expect(message({ ACCOUNT_KEY_BTC: "" })).toBe("no error");
+  });
 });

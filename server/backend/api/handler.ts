@@ -24,6 +24,8 @@ import { log } from "../../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
 import type { UsdtNetwork } from "../../../common/addresses.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
+import type { ConfiguredKeys } from "../custody/derive.ts";
+import { NO_KEYS } from "../custody/issuing.ts";
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../domain/rate-limits.ts";
 import { createServices, type ServicesContext } from "../services.ts";
 import {
@@ -66,6 +68,8 @@ export interface ApiHandlerOptions {
    * handler the address it believed.
    */
   webTier?: WebTierTrust | undefined;
+  /** Watch-only account keys and the pool's low-water mark (record 039); default no keys, low water 20. */
+  custody?: { keys: ConfiguredKeys; poolLowWater: number };
 }
 
 /**
@@ -129,6 +133,11 @@ function servicesContext(opts: ApiHandlerOptions): ServicesContext {
     keys: deriveServerKeys(opts.backendSecret),
     usdPrice: opts.usdPrice ?? (() => Promise.resolve(null)),
     usdtNetwork: opts.usdtNetwork ?? "erc20",
+    issuing: {
+      keys: opts.custody?.keys ?? NO_KEYS.keys,
+      poolLowWater: opts.custody?.poolLowWater ?? NO_KEYS.poolLowWater,
+      usdtNetwork: opts.usdtNetwork ?? "erc20",
+    },
     limits:
       opts.rateLimits === "off"
         ? null

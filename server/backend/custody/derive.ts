@@ -41,6 +41,22 @@ export interface DeriveOptions {
   usdtNetwork?: UsdtNetwork;
 }
 
+/** The coins whose deposit addresses derive from an account key (SOL has none: it takes a pool). */
+export const KEYED_COINS = [
+  "BTC",
+  "ETH",
+  "BNB",
+  "USDT",
+  "DOGE",
+  "TRX",
+  "XRP",
+  "ADA",
+] as const satisfies readonly Ticker[];
+export type KeyedCoin = (typeof KEYED_COINS)[number];
+
+/** The configured account keys (ACCOUNT_KEY_<COIN>), each with its fingerprint (accountKeyFingerprint). */
+export type ConfiguredKeys = Partial<Record<KeyedCoin, { key: AccountKey; fingerprint: string }>>;
+
 /** BIP-32 account level: m / purpose' / coin' / account'. */
 export const ACCOUNT_DEPTH = 3;
 /** Receive addresses are at …/0/index; index is a non-hardened child number. */
@@ -210,7 +226,7 @@ export function parseAccountKey(coin: Ticker, text: string, opts?: DeriveOptions
   if (input === "") throw new Error(`Expected ${expected}; got nothing.`);
   if (scheme === "cip1852-ada") {
     const { prefix, key, chainCode } = parseCardanoAccountKey(input, expected);
-    return keep(new AccountKey(scheme, prefix, input), cardanoReceiver({ key, chainCode }));
+    return keep(new AccountKey(scheme, prefix, input), cardanoReceiver({ key, chainCode }), key, chainCode);
   }
 
   let raw: Uint8Array;
@@ -273,16 +289,41 @@ export function parseAccountKey(coin: Ticker, text: string, opts?: DeriveOptions
   // The external chain (…/0) once, so each address costs one child derivation.
   const receive = account.deriveChild(0);
   const address = SECP256K1_ADDRESS[scheme];
-  return keep(new AccountKey(scheme, prefix, input), (index) => {
-    const key = receive.deriveChild(index).publicKey;
-    if (!key) throw new Error("Derivation gave no public key.");
-    return address(key);
-  });
+  return keep(
+    new AccountKey(scheme, prefix, input),
+    (index) => {
+      const key = receive.deriveChild(index).publicKey;
+      if (!key) throw new Error("Derivation gave no public key.");
+      return address(key);
+    },
+    bytes.subarray(45, 78),
+    bytes.subarray(13, 45),
+  );
 }
 
-function keep(key: AccountKey, receiver: (index: number) => string): AccountKey {
+const fingerprints = new WeakMap<AccountKey, string>();
+
+function keep(
+  key: AccountKey,
+  receiver: (index: number) => string,
+  publicKey: Uint8Array,
+  chainCode: Uint8Array,
+): AccountKey {
   receivers.set(key, receiver);
+  fingerprints.set(key, bytesToHex(sha256(concatBytes(publicKey, chainCode))).slice(0, 16));
   return key;
+}
+
+/**
+ * A short public name of an account key (16 hex characters): from its public key and chain
+ * code, not from its text, so the same account written as xpub or zpub (or acct_xvk or
+ * xpub1) is the same key, and its index counter (custody_index_counters.key_id) continues.
+ * Safe to log: it reveals less than the extended public key itself.
+ */
+export function accountKeyFingerprint(key: AccountKey): string {
+  const found = fingerprints.get(key);
+  if (found === undefined) throw new TypeError("Expected an account key made by parseAccountKey.");
+  return found;
 }
 
 const PRIVATE_VERSION_OF: Readonly<Record<PublicPrefix, number>> = {

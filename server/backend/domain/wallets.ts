@@ -30,6 +30,12 @@ import {
   type WithdrawalStatus,
 } from "./ledger.ts";
 import { visibleTo } from "./messages.ts";
+import {
+  issueAutomatically,
+  warnIfPoolLow,
+  type IssueOutcome,
+  type IssuingPolicy,
+} from "../custody/issuing.ts";
 
 export { INCOMING_TRANSACTION, NOT_ADDED_YET };
 export const MAX_TRANSACTIONS = 1000;
@@ -43,6 +49,10 @@ export interface WalletInfo {
   address: string | null;
   requestedAt: Date;
   issuedAt: Date | null;
+  /** 'manual' | 'derived' | 'pool'; null while requested (or issued before issue 16). */
+  addressSource: string | null;
+  derivationKey: string | null;
+  derivationIndex: number | null;
 }
 
 function toInfo(row: Wallet): WalletInfo {
@@ -60,17 +70,31 @@ function isForeignKeyViolation(error: unknown): boolean {
 }
 
 export type RequestWalletResult =
-  { ok: true; created: boolean; wallet: WalletInfo } | { ok: false; reason: "user-not-found" };
+  | {
+      ok: true;
+      created: boolean;
+      wallet: WalletInfo;
+      /** A created wallet: whether its address was issued at once, and how (record 039). */
+      issuing?: IssueOutcome;
+    }
+  | { ok: false; reason: "user-not-found" };
 
 /**
  * Requests the user's wallet for a coin, with its ledger account. Idempotent:
  * when the wallet exists (requested or issued), it is returned with
  * created: false and nothing is written. Concurrent requests create one.
+ * With an issuing policy, a coin that issues automatically gives the new
+ * wallet its address in the same transaction (custody/issuing.ts).
  */
-export async function requestWallet(db: AppDb, userId: string, ticker: Ticker): Promise<RequestWalletResult> {
+export async function requestWallet(
+  db: AppDb,
+  userId: string,
+  ticker: Ticker,
+  issuing?: IssuingPolicy,
+): Promise<RequestWalletResult> {
   if (!isUuid(userId)) return { ok: false, reason: "user-not-found" };
   try {
-    return await db.transaction(async (tx): Promise<RequestWalletResult> => {
+    const result = await db.transaction(async (tx): Promise<RequestWalletResult> => {
       const [inserted] = await tx
         .insert(wallets)
         .values({ userId, coin: ticker })
@@ -78,7 +102,19 @@ export async function requestWallet(db: AppDb, userId: string, ticker: Ticker): 
         .returning();
       if (inserted) {
         await openWalletAccount(tx, inserted.id, ticker);
-        return { ok: true, created: true, wallet: toInfo(inserted) };
+        if (!issuing) return { ok: true, created: true, wallet: toInfo(inserted) };
+        const outcome = await issueAutomatically(
+          tx,
+          { id: inserted.id, userId, coin: ticker },
+          issuing,
+          "request",
+        );
+        return {
+          ok: true,
+          created: true,
+          wallet: toInfo(outcome.issued ? outcome.wallet : inserted),
+          issuing: outcome,
+        };
       }
       const [existing] = await tx
         .select()
@@ -87,6 +123,8 @@ export async function requestWallet(db: AppDb, userId: string, ticker: Ticker): 
       if (!existing) throw new Error("wallet neither inserted nor found");
       return { ok: true, created: false, wallet: toInfo(existing) };
     });
+    if (result.ok && result.issuing && issuing) warnIfPoolLow(result.issuing, issuing);
+    return result;
   } catch (error) {
     if (isForeignKeyViolation(error)) return { ok: false, reason: "user-not-found" };
     throw error;
@@ -118,7 +156,7 @@ export async function issueAddress(
     return await db.transaction(async (tx): Promise<IssueAddressResult> => {
       const [updated] = await tx
         .update(wallets)
-        .set({ address, issuedAt: new Date() })
+        .set({ address, issuedAt: new Date(), addressSource: "manual" })
         .where(and(eq(wallets.id, walletId), isNull(wallets.address)))
         .returning();
       if (updated) return { ok: true, wallet: toInfo(updated) };

@@ -5,6 +5,7 @@ import { isTicker, TICKERS, type Ticker } from "../../../common/coins.ts";
 import type { ActivePause, PauseScope, PauseWhat } from "../../backend/domain/controls.ts";
 import type { CoinReconciliation } from "../../backend/domain/reconcile.ts";
 import { formatAmount } from "../../backend/domain/amounts.ts";
+import { caughtUpText, policyOf } from "./custody.ts";
 import { defineCommand, OpsError, plural, table, type CommandContext, type OpsCommand } from "./define.ts";
 
 /** As server/backend/domain/controls.ts MAX_PAUSE_REASON (which checks it again). */
@@ -257,26 +258,41 @@ lifted.`,
     arguments: 1,
     check: (args, options) => checkSwitch("resume", args, options),
     async run(ctx, input) {
-      const controls = await import("../../backend/domain/controls.ts");
+      const [controls, issuing] = await Promise.all([
+        import("../../backend/domain/controls.ts"),
+        import("../../backend/custody/issuing.ts"),
+      ]);
       const resolved = await resolveScope(ctx, input.scope);
-      const result = await controls.resume(ctx.db, {
-        what: input.what,
-        scope: resolved.scope,
-        reason: input.reason,
-        actor: ctx.actor,
+      const result = await ctx.db.transaction(async (tx) => {
+        const lifted = await controls.resume(tx, {
+          what: input.what,
+          scope: resolved.scope,
+          reason: input.reason,
+          actor: ctx.actor,
+        });
+        if (!lifted.ok || input.what !== "issuing") return { lifted, caught: [] };
+        // Requests that waited for this pause are issued now, in the resume's own transaction.
+        const policy = policyOf(ctx);
+        const caught: string[] = [];
+        for (const coin of lifted.pause.coin ? [lifted.pause.coin] : TICKERS) {
+          const text = caughtUpText(coin, await issuing.issueWaiting(tx, coin, policy, "resume"));
+          if (text) caught.push(text);
+        }
+        return { lifted, caught };
       });
-      if (!result.ok)
+      if (!result.lifted.ok)
         throw new OpsError(`${capital(input.what)} ${resolved.label} are not paused; nothing changed.`);
-      return { pause: result.pause, resolved };
+      return { pause: result.lifted.pause, resolved, caught: result.caught };
     },
     json: ({ pause, resolved }, input) => ({
       resumed: pauseJson(pause, resolved.email),
       reason: input.reason,
     }),
-    text: ({ pause, resolved }, input) =>
+    text: ({ pause, resolved, caught }, input) =>
       `Resumed ${input.what} ${resolved.label}. Reason: ${input.reason}\n` +
       `The pause lifted was set on ${pause.createdAt.toISOString()} by ${pause.actor}` +
-      `${pause.automatic ? " (automatic)" : ""}: ${pause.reason}`,
+      `${pause.automatic ? " (automatic)" : ""}: ${pause.reason}` +
+      caught.map((line) => `\n${line}`).join(""),
   }),
 
   defineCommand({

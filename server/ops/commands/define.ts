@@ -39,8 +39,8 @@ interface CommandSpec<O extends OptionSpec, I, R> {
   options?: O;
   /** True when it writes: it then needs an actor and writes one audit_log row with its change. */
   changes: boolean;
-  /** How many arguments it takes (besides options); another count is refused, quoting the usage. */
-  arguments: number;
+  /** How many arguments it takes (besides options), or the counts it takes; another count is refused, quoting the usage. */
+  arguments: number | readonly number[];
   /**
    * The arguments (by position) that name files: the command line makes them absolute before it
    * hands the command to a running server, whose working directory is not the operator's.
@@ -116,10 +116,15 @@ export function table(headers: string[], rows: string[][], right: ReadonlySet<nu
 }
 
 /** Refuses a wrong number of arguments, quoting the first line of the command's usage. */
-function expectArgs(args: readonly string[], count: number, name: string, usage: string) {
-  if (args.length !== count) {
+function expectArgs(args: readonly string[], count: number | readonly number[], name: string, usage: string) {
+  const counts = typeof count === "number" ? [count] : count;
+  if (!counts.includes(args.length)) {
     const first = usage.split("\n", 1)[0] ?? "";
-    throw new OpsError(`${name} takes ${plural(count, "argument")}, got ${args.length}. ${first}`);
+    const takes =
+      counts.length === 1
+        ? plural(counts[0] ?? 0, "argument")
+        : `${counts.slice(0, -1).join(", ")} or ${plural(counts.at(-1) ?? 0, "argument")}`;
+    throw new OpsError(`${name} takes ${takes}, got ${args.length}. ${first}`);
   }
 }
 

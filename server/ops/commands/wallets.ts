@@ -63,7 +63,10 @@ issue-address.`,
 Gives a requested wallet its deposit address. The address is checked for the
 wallet's coin (USDT: the network of USDT_NETWORK, erc20 by default) and stored
 in its canonical form. A wallet gets an address once; an address belongs to one
-wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
+wallet of its coin. Refused while issuing is paused for the coin or the user, and
+for an address of the coin's pool. Recorded as a manual address (the others come
+from an account key or a pool, record 039). Writes one audit_log row (action
+wallet.issue-address).`,
     changes: true,
     arguments: 2,
     check(args) {
@@ -72,9 +75,12 @@ wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
       return { walletId, address };
     },
     async run(ctx, { walletId, address: rawAddress }) {
-      const [wallets, addresses] = await Promise.all([
+      const [wallets, addresses, controls, schema, { and, eq }] = await Promise.all([
         import("../../backend/domain/wallets.ts"),
         import("../../../common/addresses.ts"),
+        import("../../backend/domain/controls.ts"),
+        import("../../backend/db/schema.ts"),
+        import("drizzle-orm"),
       ]);
       const wallet = await wallets.findWallet(ctx.db, walletId);
       if (!wallet) throw new OpsError(`No wallet with id ${walletId}.`);
@@ -90,6 +96,23 @@ wallet of its coin. Writes one audit_log row (action wallet.issue-address).`,
       const address = checked.address;
 
       const result = await ctx.db.transaction(async (tx) => {
+        // An issuing pause stops operators too: whatever made it (a suspect key, a user under
+        // review) holds for addresses given by hand.
+        const pause = await controls.activePause(tx, "issuing", { coin: wallet.coin, userId: wallet.userId });
+        if (pause) {
+          const scope = pause.coin ? `for ${pause.coin}` : `for the user ${wallet.email}`;
+          throw new OpsError(`Issuing is paused ${scope} (${pause.reason}). Nothing changed.`);
+        }
+        // A pool's address is handed out by the pool (to the oldest request), not by hand.
+        const [pooled] = await tx
+          .select({ id: schema.addressPool.id })
+          .from(schema.addressPool)
+          .where(and(eq(schema.addressPool.coin, wallet.coin), eq(schema.addressPool.address, address)));
+        if (pooled) {
+          throw new OpsError(
+            `The address ${address} is in the ${wallet.coin} address pool; the pool issues it.`,
+          );
+        }
         const issued = await wallets.issueAddress(tx, wallet.id, address);
         if (!issued.ok) return issued;
         await audit(ctx, tx, "wallet.issue-address", wallet.id, {

@@ -1,0 +1,36 @@
+// Watch-only issuing (issue 16, record 039): the e2e server has DOGE's account key
+// (scripts/e2e-server.mjs), so a user who requests a DOGE wallet sees its address at once:
+// no 'Wallet Requested' step, nothing for an operator to do.
+import { expect, test } from "@playwright/test";
+import { createUser, expectAccessible, login, ops, visit, waitForReady } from "./helpers";
+
+interface UserRow {
+  email: string;
+  wallets: { coin: string; state: string; address: string | null }[];
+}
+
+test("a DOGE wallet request shows its derived address at once", async ({ page, request }, testInfo) => {
+  const user = await createUser(request, "issuing");
+  await login(page, testInfo, user);
+  await visit(page, "/wallet/doge", testInfo);
+  await page.getByRole("button", { name: "Request DOGE Wallet" }).click();
+
+  // The address issued in the request's own transaction, as the operator's list has it.
+  await expect(page.getByRole("button", { name: "Send DOGE" })).toBeVisible();
+  await waitForReady(page, testInfo);
+  const users = JSON.parse(ops("users", "--json")) as UserRow[];
+  const doge = users.find((u) => u.email === user.email)?.wallets.find((w) => w.coin === "DOGE");
+  expect(doge?.state).toBe("issued");
+  const address = doge?.address ?? "";
+  expect(address).toMatch(/^D[1-9A-HJ-NP-Za-km-z]{33}$/u);
+  await expect(page.getByText(address, { exact: true }).first()).toBeVisible();
+  await expect(page.getByRole("button", { name: "Wallet Requested" })).toHaveCount(0);
+  await expect(page.getByText("We are preparing your DOGE address")).toHaveCount(0);
+  await expectAccessible(page);
+
+  // Nothing waits for an operator; the policy view says DOGE derives from its key.
+  const waiting = JSON.parse(ops("requests", "--json")) as { email: string }[];
+  expect(waiting.filter((r) => r.email === user.email)).toEqual([]);
+  const custody = JSON.parse(ops("custody", "--json")) as { coin: string; mode: string }[];
+  expect(custody.find((c) => c.coin === "DOGE")?.mode).toBe("derived");
+});
