@@ -314,7 +314,10 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
         /^error: --reason is too long: 1001 characters, at most 1000\.$/m,
       ],
       [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
-      [["approve", wallet, "--reason", "x"], /^error: --reason goes with decline, issuing, pause and resume only\.$/m],
+      [
+        ["approve", wallet, "--reason", "x"],
+        /^error: --reason goes with decline, issuing, pause and resume only\.$/m,
+      ],
       [["sends", "--reason", "x"], /--reason goes with decline, issuing, pause and resume only/],
       [["sends", "--source", "x"], /^error: --source goes with holdings only\.$/m],
       [["sends", "extra"], /sends takes 0 arguments, got 1/],
