@@ -6,6 +6,8 @@ import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { ed25519 } from "@noble/curves/ed25519.js";
+import { base58 } from "@scure/base";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../server/host/config.ts";
@@ -1100,6 +1102,65 @@ for (const { name, open, full } of targets) {
             locked: false,
           });
         });
+      },
+    );
+
+    test(
+      "the custody commands run through a running server's ops socket, each audited by who ran it",
+      SLOW,
+      async () => {
+        const where = await mkdtemp(path.join(tmpdir(), "coinkeep-custody-"));
+        const sol = base58.encode(ed25519.getPublicKey(ed25519.utils.randomSecretKey()));
+        await writeFile(path.join(where, "sol.txt"), `# made offline\n${sol}\n`);
+        const tx = "0x" + "c4".repeat(32);
+        const steps: [string[], RegExp][] = [
+          [["pause", "sends", "--coin", "ETH", "--reason", "node upgrade"], /^Paused sends of ETH/u],
+          [["pauses"], /^WHAT +SCOPE/u],
+          [["resume", "sends", "--coin", "ETH", "--reason", "upgrade done"], /^Resumed sends of ETH/u],
+          [["holdings", "set", "ETH", "100", "--source", "geth eth_getBalance"], /ETH/u],
+          [["reconcile"], /^COIN +OWED/u],
+          [["pool", "add", "SOL", "sol.txt"], /^Added 1 SOL address to the pool\./u],
+          [["pool"], /^COIN +FREE +TAKEN/u],
+          [["issuing", "BTC", "manual", "--reason", "key rotation"], /^BTC issuing is now manual/u],
+          [["custody"], /^COIN /u],
+          [["deposit", "ETH", tx, "1", ETH_ADDRESS, "0.5", "--confirmations", "20"], /credited/iu],
+          [["deposits"], /ETH/u],
+        ];
+        const runAll = async () => {
+          const out: Run[] = [];
+          for (const [args] of steps)
+            out.push(await runCli([...args, "--as", "ops-socket"], target.env, where));
+          return out;
+        };
+        let runs: Run[];
+        if (target.withServer) {
+          const served = await target.withServer(runAll);
+          runs = served.result;
+          // Every one went to the server, not to the database (which the server holds).
+          expect(served.ran).toHaveLength(steps.length);
+        } else {
+          runs = await runAll();
+        }
+        for (const [i, run] of runs.entries()) {
+          expect({ args: steps[i]?.[0], code: run.code, stderr: run.stderr }).toEqual({
+            args: steps[i]?.[0],
+            code: 0,
+            stderr: "",
+          });
+          expect(run.stdout).toMatch(steps[i]?.[1] ?? /never/u);
+        }
+        const actions = await target.withDb((db) =>
+          db.select().from(auditLog).where(eq(auditLog.actor, "ops-socket")).orderBy(auditLog.id),
+        );
+        expect(actions.map((a) => a.action)).toEqual([
+          "pause",
+          "resume",
+          "holdings.set",
+          "pool.add",
+          "custody.issuing",
+          "deposit.credit",
+        ]);
+        await rm(where, { recursive: true, force: true });
       },
     );
 
