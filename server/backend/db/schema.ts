@@ -387,7 +387,7 @@ export const auditLog = pgTable(
 );
 
 // ---------------------------------------------------------------------------
-// Custody operations (issue 16, record 039)
+// Custody operations (issue 16; records 039 issuing, 040 deposits, 041 reconciliation and kill switches)
 // ---------------------------------------------------------------------------
 
 /**
