@@ -3,9 +3,10 @@
 // pauses them) and the holder sees why on the send form, a submitted send is
 // refused with the same words and nothing is held; after `resume` it goes through.
 //
-// Each project pauses its own coin (js: BNB, no-js: DOGE), which no other spec
-// sends, so the switch never stops another test's send; the two tests of a
-// project share it and so run one after the other.
+// Each project pauses its own coin (js: BNB, no-js: TRX), which no other spec
+// sends and which the e2e server issues by hand (DOGE has an account key there),
+// so the switch never stops another test's send; the two tests of a project
+// share it and so run one after the other.
 import { randomBytes } from "node:crypto";
 import type { Page, TestInfo } from "@playwright/test";
 import { createBase58check } from "@scure/base";
@@ -25,7 +26,7 @@ import {
 test.describe.configure({ mode: "serial" });
 
 interface CoinCase {
-  ticker: "BNB" | "DOGE";
+  ticker: "BNB" | "TRX";
   /** A fresh address of the coin (an address belongs to one wallet). */
   fresh(): string;
   /** Someone else's address to send to. */
@@ -39,10 +40,11 @@ const COINS: Record<string, CoinCase> = {
     receiver: "0x8f348F300873Fd5DA36950B2aC75a26584584feE",
   },
   "no-js": {
-    ticker: "DOGE",
-    // A P2PKH address: version 0x1e, then a 20-byte hash, in base58check.
-    fresh: () => createBase58check(sha256).encode(Uint8Array.from([0x1e, ...randomBytes(20)])),
-    receiver: "DJRFZNg8jkUtjcpo2zJd92FUAzwRjitw6f",
+    ticker: "TRX",
+    // A TRON address: 0x41, then a 20-byte hash, in base58check.
+    fresh: () => createBase58check(sha256).encode(Uint8Array.from([0x41, ...randomBytes(20)])),
+    // COINS.md's TRX vector.
+    receiver: "TQ5NMqJjhpQGK7YJbESKtNCo86PJ89ujio",
   },
 };
 
