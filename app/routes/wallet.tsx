@@ -3,7 +3,7 @@ import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins";
 import { sendsPausedMessage } from "../../common/contract/refusals";
-import { INCOMING_TRANSACTION } from "../../common/literals";
+import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals";
 import { backend, transactionsBefore } from "../api.server";
 import { qrSvg } from "../lib/qr.server";
 import { loadWalletView } from "../wallet-view.server";
@@ -111,10 +111,25 @@ export async function action({ request, params, context }: Route.ActionArgs) {
       twelveWords: user.words,
       ticker: coin.ticker,
     });
-    session.flash(
-      "notice",
-      answer.ok ? answer.data.message : `The ${coin.ticker} wallet could not be requested: ${answer.message}`,
-    );
+    let notice = answer.ok
+      ? answer.data.message
+      : `The ${coin.ticker} wallet could not be requested: ${answer.message}`;
+    // A coin that issues at request time (record 039) has its address already: say it is ready,
+    // not "requested" (call 5's text is the same either way).
+    if (answer.ok) {
+      const now = await backend(context).clientBalances({
+        email: user.email,
+        twelveWords: user.words,
+        transactionsLimit: 1,
+        includeTransactions: false,
+        includeMessages: false,
+      });
+      const wallet = now.ok ? now.data.wallets.find((w) => w.wallet_crypto === coin.ticker) : undefined;
+      if (wallet && wallet.wallet_address !== NOT_ADDED_YET) {
+        notice = `Your ${coin.ticker} wallet is ready: its address is below.`;
+      }
+    }
+    session.flash("notice", notice);
   }
   return redirect(`/wallet/${coin.ticker.toLowerCase()}`, {
     headers: { "Set-Cookie": await commitSession(session, context) },

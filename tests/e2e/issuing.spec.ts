@@ -17,6 +17,9 @@ test("a DOGE wallet request shows its derived address at once", async ({ page, r
 
   // The address issued in the request's own transaction, as the operator's list has it.
   await expect(page.getByRole("button", { name: "Send DOGE" })).toBeVisible();
+  // Said as ready, not as requested.
+  await expect(page.getByText("Your DOGE wallet is ready: its address is below.")).toBeVisible();
+  await expect(page.getByText("Wallet requested.")).toHaveCount(0);
   await waitForReady(page, testInfo);
   const users = JSON.parse(ops("users", "--json")) as UserRow[];
   const doge = users.find((u) => u.email === user.email)?.wallets.find((w) => w.coin === "DOGE");
