@@ -6,14 +6,21 @@ import type { ActivePause, PauseScope, PauseWhat } from "../../backend/domain/co
 import type { CoinReconciliation } from "../../backend/domain/reconcile.ts";
 import { formatAmount } from "../../backend/domain/amounts.ts";
 import { caughtUpText, policyOf } from "./custody.ts";
-import { defineCommand, OpsError, plural, table, type CommandContext, type OpsCommand } from "./define.ts";
+import {
+  defineCommand,
+  OpsError,
+  plural,
+  table,
+  UUID,
+  type CommandContext,
+  type OpsCommand,
+} from "./define.ts";
 
 /** As server/backend/domain/controls.ts MAX_PAUSE_REASON (which checks it again). */
 const MAX_REASON = 1000;
 /** As server/backend/domain/reconcile.ts MAX_HOLDINGS_SOURCE. */
 const MAX_SOURCE = 500;
 const WHATS: readonly PauseWhat[] = ["sends", "deposits", "issuing"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 
 const SCOPE_OPTIONS = {
   coin: { type: "string" },

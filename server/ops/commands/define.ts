@@ -128,7 +128,8 @@ function expectArgs(args: readonly string[], count: number | readonly number[], 
   }
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
+/** A uuid as the database spells one (any case): anything else names no row. */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/iu;
 
 /** Anything but a uuid names no row; say so without asking the database. */
 export function checkId(id: string, what: "wallet" | "send") {
