@@ -12,9 +12,9 @@ import {
   type LinksFunction,
 } from "react-router";
 import { AuthenticityTokenProvider } from "remix-utils/csrf/react";
-import { HoneypotProvider } from "remix-utils/honeypot/react";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
+import { HoneypotProvider } from "./components/honeypot";
 import { Toasts, type Toast } from "./components/toasts";
 import { csrfFor, honeypotFor, maskToken } from "./forms.server";
 import { commitSession, getSession, services, type FlashData } from "./session.server";

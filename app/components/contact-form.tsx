@@ -3,7 +3,7 @@ import { getFormProps, type FieldMetadata } from "./form-state";
 import { Fragment, useState } from "react";
 import { useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { HoneypotFields } from "./honeypot";
 import { MAX_COMMENT } from "../../common/support-texts";
 import { useAutoHide } from "./auto-hide";
 import { FieldErrors } from "./field";
@@ -72,7 +72,6 @@ export function ContactForm({
       aria-busy={pending || undefined}
     >
       <AuthenticityTokenInput />
-      <HoneypotInputs className="honeypot" />
       <input type="hidden" name="returnTo" value={returnTo} />
       {/* Tells /contact to answer in place; a plain post is sent back to the popup. */}
       {hydrated ? <input type="hidden" name="scripted" value="1" /> : null}
@@ -105,6 +104,7 @@ export function ContactForm({
           Send
         </button>
       </div>
+      <HoneypotFields />
     </fetcher.Form>
   );
 }

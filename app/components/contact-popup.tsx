@@ -102,7 +102,7 @@ function SendMessageButton() {
   const hydrated = useHydrated();
   const params = withoutPopup(location);
   return (
-    <Form method="get" action={location.pathname} replace preventScrollReset className="actions">
+    <Form noValidate method="get" action={location.pathname} replace preventScrollReset className="actions">
       {[...params].map(([name, value]) => (
         <input key={`${name}=${value}`} type="hidden" name={name} value={value} />
       ))}

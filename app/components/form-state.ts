@@ -129,8 +129,6 @@ export function useForm<Name extends string = string>({
   const [state, setState] = useState<State>(() => fromResult(lastResult, 0));
   const [seen, setSeen] = useState(lastResult);
   const [focusFirstError, setFocusFirstError] = useState(0);
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
 
   // A new reply from the server replaces the errors and values; a reset reply starts over.
   if (lastResult !== seen) {
@@ -204,7 +202,9 @@ export function useForm<Name extends string = string>({
     errorId: `${id}-error`,
     errors: formErrors,
     valid: Object.keys(state.errors).length === 0,
-    noValidate: hydrated,
+    // Always: the server validates every form and answers in the spec's words; the
+    // browser's own check (a native bubble, no scripts) would stop it (issue 24).
+    noValidate: true,
     onSubmit: submit,
   };
   const fields = new Proxy({} as Record<Name, FieldMetadata>, {
@@ -227,7 +227,7 @@ export function useForm<Name extends string = string>({
   return [form, fields];
 }
 
-/** The form element's props: id, submit handler, noValidate once scripts run, and its errors' description. */
+/** The form element's props: id, submit handler, noValidate, and its errors' description. */
 export function getFormProps(form: FormMetadata) {
   return {
     id: form.id,

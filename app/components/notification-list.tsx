@@ -67,7 +67,7 @@ function NotificationRow({ message, expanded }: { message: MessageItem; expanded
   if (unread && !hydrated) {
     return (
       <li id={rowId} className="message-unread">
-        <Form method="post" action="/notifications">
+        <Form noValidate method="post" action="/notifications">
           <AuthenticityTokenInput />
           <input type="hidden" name="intent" value={OPEN_MESSAGE_INTENT} />
           <input type="hidden" name="messageId" value={message.id} />

@@ -3,7 +3,7 @@ import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { HoneypotFields } from "../components/honeypot";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { CopyButton } from "../components/copy-button";
 import { Field, FormErrors } from "../components/field";
@@ -110,7 +110,6 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
       <h1 id="create-title">Create wallet</h1>
       <Form method="post" {...getFormProps(form)} noValidate>
         <AuthenticityTokenInput />
-        <HoneypotInputs className="honeypot" />
         <Field meta={fields.email} label="Email" type="email" autoComplete="email" inputMode="email" />
         <Field meta={fields.password} label="Password" type="password" autoComplete="new-password" />
         <Field
@@ -123,6 +122,7 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
         <div className="actions">
           <SubmitButton pendingLabel="Creating...">Next</SubmitButton>
         </div>
+        <HoneypotFields />
       </Form>
     </section>
   );
@@ -142,7 +142,7 @@ function WarningStep({ words }: { words: string[] }) {
         safe: with them you can restore access to your wallet.
       </p>
       <PhraseGrid words={words} />
-      <Form method="post" className="actions">
+      <Form noValidate method="post" className="actions">
         <AuthenticityTokenInput />
         <CopyButton text={words.join(" ")} />
         <SubmitButton name="intent" value="enter">

@@ -46,7 +46,13 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           <h1 id="wallet-title">Wallet</h1>
           <p className="muted">Signed in as {view.email}</p>
         </div>
-        <Form method="get" role="search" className="search" onSubmit={(e) => hydrated && e.preventDefault()}>
+        <Form
+          noValidate
+          method="get"
+          role="search"
+          className="search"
+          onSubmit={(e) => hydrated && e.preventDefault()}
+        >
           <label htmlFor="coin-search" className="visually-hidden">
             Search coins by name or ticker
           </label>

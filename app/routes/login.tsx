@@ -2,7 +2,7 @@ import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { HoneypotFields } from "../components/honeypot";
 import { limitedAnswer, retryAfterOf } from "../api.server";
 import { signIn } from "../auth.server";
 import { Field, FormErrors } from "../components/field";
@@ -62,7 +62,6 @@ export default function Login({ actionData }: Route.ComponentProps) {
       <h1 id="login-title">Log in</h1>
       <Form method="post" {...getFormProps(form)} noValidate>
         <AuthenticityTokenInput />
-        <HoneypotInputs className="honeypot" />
         <Field meta={fields.email} label="Email" type="email" autoComplete="username" inputMode="email" />
         <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
         <FormErrors id={form.errorId} errors={form.errors} />
@@ -75,6 +74,7 @@ export default function Login({ actionData }: Route.ComponentProps) {
             Create Wallet
           </Link>
         </div>
+        <HoneypotFields />
       </Form>
     </section>
   );

@@ -169,7 +169,7 @@ function ExitModal() {
     <Modal labelledBy="exit-title" initialFocus=".exit-no">
       <h2 id="exit-title">Are you sure you want to exit?</h2>
       <div className="actions">
-        <Form method="post" action="/logout">
+        <Form noValidate method="post" action="/logout">
           <AuthenticityTokenInput />
           <button type="submit" className="button button-primary">
             Yes
@@ -349,6 +349,7 @@ export function CurrencyPicker({ current, id }: { current: string; id: string })
         {current} {currencySymbol(current)}
       </summary>
       <Form
+        noValidate
         method="post"
         action="/currency"
         className="currency-options"

@@ -4,7 +4,7 @@ import { getFormProps } from "../components/form-state";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotInputs } from "remix-utils/honeypot/react";
+import { HoneypotFields } from "../components/honeypot";
 import { backend, limitedAnswer, retryAfterOf } from "../api.server";
 import { Field, FormErrors } from "../components/field";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons";
@@ -197,7 +197,7 @@ function StepNav({ step }: { step: number }) {
           <ArrowLeftIcon />
         </Link>
       ) : (
-        <Form method="post">
+        <Form noValidate method="post">
           <AuthenticityTokenInput />
           <button
             type="submit"
@@ -210,7 +210,7 @@ function StepNav({ step }: { step: number }) {
           </button>
         </Form>
       )}
-      <Form method="post">
+      <Form noValidate method="post">
         <AuthenticityTokenInput />
         <button type="submit" name="intent" value="close" className="icon-button" aria-label="Close">
           <CloseIcon />
@@ -233,7 +233,6 @@ function EmailStep({ result, email }: { result: Result; email: string | null }) 
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
-      <HoneypotInputs className="honeypot" />
       <p>Enter the e-mail address of the wallet you want to restore.</p>
       <Field meta={fields.email} label="Email" type="email" autoComplete="username" inputMode="email" />
       <FormErrors id={form.errorId} errors={form.errors} />
@@ -242,6 +241,7 @@ function EmailStep({ result, email }: { result: Result; email: string | null }) 
           Next
         </SubmitButton>
       </div>
+      <HoneypotFields />
     </Form>
   );
 }
@@ -277,7 +277,6 @@ function WordsStep({ result }: { result: Result }) {
   return (
     <Form method="post" {...getFormProps(form)} noValidate aria-describedby={form.errorId}>
       <AuthenticityTokenInput />
-      <HoneypotInputs className="honeypot" />
       <p id="words-help">
         Enter your 12-word phrase, one word per box, in order. You can paste the whole phrase into the first
         box.
@@ -319,6 +318,7 @@ function WordsStep({ result }: { result: Result }) {
           Next
         </SubmitButton>
       </div>
+      <HoneypotFields />
     </Form>
   );
 }
@@ -332,7 +332,6 @@ function PasswordStep({ result }: { result: Result }) {
   return (
     <Form method="post" {...getFormProps(form)} noValidate>
       <AuthenticityTokenInput />
-      <HoneypotInputs className="honeypot" />
       <p>Your phrase is correct. Choose a new password for your wallet.</p>
       <Field
         meta={fields.password}
@@ -353,6 +352,7 @@ function PasswordStep({ result }: { result: Result }) {
           Confirm
         </SubmitButton>
       </div>
+      <HoneypotFields />
     </Form>
   );
 }

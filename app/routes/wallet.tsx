@@ -269,7 +269,7 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
                 Wallet Requested
               </button>
             ) : (
-              <Form method="post">
+              <Form noValidate method="post">
                 <AuthenticityTokenInput />
                 <SubmitButton name="intent" value="request">
                   Request {row.ticker} Wallet

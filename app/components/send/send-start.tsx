@@ -20,7 +20,7 @@ export function SendStart({
 }) {
   return (
     <div className="actions">
-      <Form method="get" preventScrollReset>
+      <Form noValidate method="get" preventScrollReset>
         <button
           type="submit"
           name="send"
