@@ -151,11 +151,11 @@ function ContactDialog({
         replace
         preventScrollReset
         className="icon-button contact-close"
-        aria-label="Close"
         autoFocus={(step === 3 && !hydrated) || undefined}
         data-autofocus={step === 3 ? "3" : undefined}
       >
         <CloseIcon />
+        <span className="visually-hidden">Close</span>
       </Link>
     </Modal>
   );

@@ -44,8 +44,9 @@ export function CopyButton({
   if (!hydrated) return null;
   if (compact) {
     return (
-      <button type="button" className="icon-button icon-button-small" onClick={copy} aria-label={label}>
+      <button type="button" className="icon-button icon-button-small" onClick={copy}>
         <CopyIcon />
+        <span className="visually-hidden">{label}</span>
       </button>
     );
   }

@@ -61,7 +61,10 @@ export function Modal({
         className="modal-backdrop"
         aria-hidden="true"
         tabIndex={-1}
-      />
+      >
+        {/* Read where there is no stylesheet (a text browser): the backdrop is a link too. */}
+        <span className="visually-hidden">Back to the page</span>
+      </Link>
       <dialog
         ref={ref}
         open

@@ -114,8 +114,9 @@ function SupportForm({
     <>
       <div className="modal-head">
         <Heading id="support-title">Start Here</Heading>
-        <Link to={closeUrl} replace preventScrollReset className="icon-button" aria-label="Close">
+        <Link to={closeUrl} replace preventScrollReset className="icon-button">
           <CloseIcon />
+          <span className="visually-hidden">Close</span>
         </Link>
       </div>
       <p id="support-text">Please, enter your email where we can contact you</p>

@@ -103,8 +103,9 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
   return (
     <section className="card auth-card" aria-labelledby="create-title">
       <div className="card-top">
-        <Link to="/login" className="icon-button" aria-label="Back to log in">
+        <Link to="/login" className="icon-button">
           <ArrowLeftIcon />
+          <span className="visually-hidden">Back to log in</span>
         </Link>
       </div>
       <h1 id="create-title">Create wallet</h1>

@@ -193,8 +193,9 @@ function StepNav({ step }: { step: number }) {
   return (
     <div className="card-top">
       {step === 1 ? (
-        <Link to="/login" className="icon-button" aria-label="Back to log in">
+        <Link to="/login" className="icon-button">
           <ArrowLeftIcon />
+          <span className="visually-hidden">Back to log in</span>
         </Link>
       ) : (
         <Form noValidate method="post">
@@ -204,16 +205,17 @@ function StepNav({ step }: { step: number }) {
             name="intent"
             value="back"
             className="icon-button"
-            aria-label="Back to the previous step"
           >
             <ArrowLeftIcon />
+            <span className="visually-hidden">Back to the previous step</span>
           </button>
         </Form>
       )}
       <Form noValidate method="post">
         <AuthenticityTokenInput />
-        <button type="submit" name="intent" value="close" className="icon-button" aria-label="Close">
+        <button type="submit" name="intent" value="close" className="icon-button">
           <CloseIcon />
+          <span className="visually-hidden">Close</span>
         </button>
       </Form>
     </div>

@@ -174,7 +174,6 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
           <Link
             to={path}
             className="icon-button"
-            aria-label="Refresh"
             aria-busy={refreshing || undefined}
             onClick={(event) => {
               if (!hydrated) return;
@@ -183,9 +182,11 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
             }}
           >
             <RefreshIcon />
+            <span className="visually-hidden">Refresh</span>
           </Link>
-          <Link to="/home" className="icon-button" aria-label="Close">
+          <Link to="/home" className="icon-button">
             <CloseIcon />
+            <span className="visually-hidden">Close</span>
           </Link>
         </div>
       </div>

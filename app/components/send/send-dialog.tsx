@@ -36,7 +36,9 @@ export function SendDialog({
           className="modal-backdrop"
           aria-hidden="true"
           tabIndex={-1}
-        />
+        >
+          <span className="visually-hidden">Back to the form</span>
+        </button>
       )}
       <dialog
         ref={ref}

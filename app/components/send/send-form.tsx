@@ -115,7 +115,9 @@ export function SendForm({
         className="visually-hidden"
         tabIndex={-1}
         aria-hidden="true"
-      />
+      >
+        Review
+      </button>
       <div className="send-fields" inert={(confirmOpen && !hydrated) || undefined}>
         <AddressField
           value={values.address}
