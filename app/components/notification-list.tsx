@@ -105,9 +105,7 @@ export function NotificationList({ messages, openId }: { messages: MessageItem[]
   return (
     <div className="message-list">
       <div className="message-row message-head" aria-hidden="true">
-        <span />
-        <span>Message</span>
-        <span className="message-date">Date</span>
+        <span /> <span>Message</span> <span className="message-date">Date</span>
       </div>
       <ul>
         {messages.map((message) => (

@@ -47,7 +47,12 @@ function AddressLine({ label, address, own }: { label: string; address: string |
         {address ? (
           <>
             <CopyableAddress address={address} />
-            {own ? <span className="muted tx-own">(your wallet)</span> : null}
+            {own ? (
+              <>
+                {" "}
+                <span className="muted tx-own">(your wallet)</span>
+              </>
+            ) : null}
           </>
         ) : (
           <span className="muted">An outside address (not recorded)</span>
@@ -91,10 +96,8 @@ export function TransactionList({
   return (
     <div className="tx-list">
       <div className="tx-row tx-head" aria-hidden="true">
-        <span>Date</span>
-        <span>Action</span>
-        <span className="num">Amount</span>
-        <span>Status</span>
+        {/* Spaces between the cells: a grid ignores them, a page without CSS reads them. */}
+        <span>Date</span> <span>Action</span> <span className="num">Amount</span> <span>Status</span>
       </div>
       <ul>
         {transactions.map((tx) => {
@@ -110,16 +113,16 @@ export function TransactionList({
                   <span>
                     <span className="visually-hidden">Date: </span>
                     {formatDate(tx.date)}
-                  </span>
+                  </span>{" "}
                   <span>
                     <span className="visually-hidden">Action: </span>
                     {incoming ? "Received" : "Sent"}
-                  </span>
+                  </span>{" "}
                   <span className="num">
                     <span className="visually-hidden">Amount: </span>
                     {incoming ? "+" : "−"}
                     {formatListAmount(amount)} {ticker}
-                  </span>
+                  </span>{" "}
                   <span>
                     <span className="visually-hidden">Status: </span>
                     <StatusBadge status={tx.status} />

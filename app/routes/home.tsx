@@ -103,7 +103,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
                 <th scope="row">
                   <Link to={`/wallet/${row.ticker.toLowerCase()}`} className="coin-link">
                     <CoinIcon src={row.icon} />
-                    <span className="coin-name">{row.name}</span>
+                    <span className="coin-name">{row.name}</span>{" "}
                     <span className="coin-ticker">{row.ticker}</span>
                   </Link>
                 </th>

@@ -317,8 +317,8 @@ function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean })
   const value = usd && rate ? multiply(usd, rate) : ZERO;
   return (
     <div className={mobile ? "total total-mobile" : "total"}>
-      <span className="total-label">Total balance</span>
-      <span className="total-value">{formatTotal(value, view.currency, { mobile })}</span>
+      <span className="total-label">Total balance</span>{" "}
+      <span className="total-value">{formatTotal(value, view.currency, { mobile })}</span>{" "}
       <TotalChange view={view} />
     </div>
   );

@@ -200,12 +200,7 @@ function StepNav({ step }: { step: number }) {
       ) : (
         <Form noValidate method="post">
           <AuthenticityTokenInput />
-          <button
-            type="submit"
-            name="intent"
-            value="back"
-            className="icon-button"
-          >
+          <button type="submit" name="intent" value="back" className="icon-button">
             <ArrowLeftIcon />
             <span className="visually-hidden">Back to the previous step</span>
           </button>

@@ -199,7 +199,7 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
         <p className="wallet-value">{fiat(row.valueUsd, view.currency, view.multiplier)}</p>
         {row.state === "issued" && row.address ? (
           <div className="wallet-address">
-            <span className="muted">Wallet address</span>
+            <span className="muted">Wallet address</span>{" "}
             <span className="address-line">
               <span className="mono address-text">{row.address}</span>
               <CopyButton
