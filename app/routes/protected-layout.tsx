@@ -92,48 +92,63 @@ export function shouldRevalidate({
   return defaultShouldRevalidate;
 }
 
-function NavItems({
-  supportUrl,
-  exitUrl,
-  buyCryptoUrl,
-  unread,
-  onFollow,
-  onOpenModal = onFollow,
-}: {
-  supportUrl: string;
-  exitUrl: string;
-  buyCryptoUrl: string;
-  unread: number;
-  /** Called when one of the links is followed (the burger menu closes). */
-  onFollow?: () => void;
-  /** Called when Support or Exit is followed; onFollow unless given. */
-  onOpenModal?: () => void;
-}) {
+/**
+ * The signed-in navigation, rendered once (issue 24): on a wide screen the
+ * sidebar shows both lists as one column; on a phone the first is the bottom
+ * bar (the spec's icons to /home, the exchange and /history) and the second is
+ * the ☰ menu (the spec's Support, Notifications, Security and Exit). A page
+ * without CSS lists each link once.
+ */
+function QuickLinks({ buyCryptoUrl }: { buyCryptoUrl: string }) {
   return (
     <ul className="nav-list">
       <li>
-        <NavLink to="/home" onClick={onFollow}>
+        <NavLink to="/home">
           <WalletIcon /> Wallet
         </NavLink>
       </li>
       <li>
-        <a href={buyCryptoUrl} target="_blank" rel="noopener noreferrer" onClick={onFollow}>
+        <a href={buyCryptoUrl} target="_blank" rel="noopener noreferrer">
           <BuyIcon /> Buy Crypto <span className="visually-hidden">(opens in a new tab)</span>
         </a>
       </li>
       <li>
-        <NavLink to="/history" onClick={onFollow}>
+        <NavLink to="/history">
           <HistoryIcon /> History
         </NavLink>
       </li>
+    </ul>
+  );
+}
+
+function MenuItems({
+  supportUrl,
+  exitUrl,
+  unread,
+  onFollow,
+  onOpenModal,
+}: {
+  supportUrl: string;
+  exitUrl: string;
+  unread: number;
+  /** Called when one of the links is followed (the ☰ menu closes). */
+  onFollow: () => void;
+  /** Called when Support or Exit is followed. */
+  onOpenModal: () => void;
+}) {
+  return (
+    <ul className="nav-list">
       <li>
         <NavLink to="/notifications" onClick={onFollow}>
           <BellIcon /> Notifications
           {unread > 0 ? (
-            <span className="badge">
-              {unread}
-              <span className="visually-hidden"> unread</span>
-            </span>
+            <>
+              {" "}
+              <span className="badge">
+                {unread}
+                <span className="visually-hidden"> unread</span>
+              </span>
+            </>
           ) : null}
         </NavLink>
       </li>
@@ -311,14 +326,24 @@ function useLiveUpdates(refreshCount: () => void): boolean {
   });
 }
 
-function Total({ view, mobile = false }: { view: WalletView; mobile?: boolean }) {
+/**
+ * The total, once. The markup holds the figure as the spec shows it on a wide
+ * screen; where the phone's figure differs (always rounded, spec section 9) it
+ * rides along in `data-phone` and the stylesheet shows it in its place on a
+ * narrow screen, so a page without CSS reads one total.
+ */
+function Total({ view }: { view: WalletView }) {
   const usd = parseDecimal(view.totalUsd);
   const rate = parseDecimal(view.multiplier);
   const value = usd && rate ? multiply(usd, rate) : ZERO;
+  const wide = formatTotal(value, view.currency);
+  const phone = formatTotal(value, view.currency, { mobile: true });
   return (
-    <div className={mobile ? "total total-mobile" : "total"}>
+    <div className="total">
       <span className="total-label">Total balance</span>{" "}
-      <span className="total-value">{formatTotal(value, view.currency, { mobile })}</span>{" "}
+      <span className="total-value" data-phone={phone === wide ? undefined : phone}>
+        <span className="total-figure">{wide}</span>
+      </span>{" "}
       <TotalChange view={view} />
     </div>
   );
@@ -347,7 +372,7 @@ export function CurrencyPicker({ current, id }: { current: string; id: string })
     <details className="currency-picker disclosure" ref={ref}>
       <summary aria-label={`Currency: ${current}. Change currency`}>
         {current} {currencySymbol(current)}
-      </summary>
+      </summary>{" "}
       <Form
         noValidate
         method="post"
@@ -358,7 +383,7 @@ export function CurrencyPicker({ current, id }: { current: string; id: string })
       >
         <span id={`${id}-label`} className="visually-hidden">
           Choose a currency
-        </span>
+        </span>{" "}
         <AuthenticityTokenInput />
         <input type="hidden" name="redirectTo" value={`${location.pathname}${location.search}`} />
         {CURRENCIES.map((code) => (
@@ -394,57 +419,61 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
   const { ref: burger, close: closeBurger } = useDisclosure();
   // A modal opened from the menu hides the link that opened it: the menu's
   // button stands in as its opener, so focus comes back there when it closes.
+  // On a wide screen the menu is the sidebar's column, never opened: there the link stays the opener.
   const closeBurgerForModal = () => {
+    if (!burger.current?.open) return;
     closeBurger();
-    burger.current?.querySelector<HTMLElement>(":scope > summary")?.focus();
+    burger.current.querySelector<HTMLElement>(":scope > summary")?.focus();
   };
   return (
     <div className="app-shell" data-live={live ? "open" : undefined}>
+      {/* One shell for every width (issue 24): the stylesheet makes it the sidebar on a wide
+          screen, and the header, bottom bar and ☰ menu on a phone. */}
+      {/* An open dialog comes first: where a reader without scripts or CSS lands (issue 24).
+          It is drawn over the page wherever it sits. */}
+      {params.get("modal") === "exit" ? <ExitModal /> : null}
+      {params.get("modal") === "support" ? (
+        <Suspense fallback={null}>
+          <SupportModal email={view.email} />
+        </Suspense>
+      ) : null}
       <aside className="sidebar" aria-label="Sidebar">
         <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
           <Logo />
         </Link>
-        <Total view={view} />
-        <CurrencyPicker current={view.currency} id="sidebar-currency" />
-        <nav aria-label="Main">
-          <NavItems
-            supportUrl={supportUrl}
-            exitUrl={exitUrl}
-            buyCryptoUrl={loaderData.buyCryptoUrl}
-            unread={unread}
-          />
+        <div className="mobile-summary">
+          <Total view={view} />
+          <CurrencyPicker current={view.currency} id="currency" />
+        </div>
+        <nav className="bottom-bar" aria-label="Quick links">
+          <QuickLinks buyCryptoUrl={loaderData.buyCryptoUrl} />
         </nav>
-      </aside>
-      <header className="mobile-header">
-        <Link to="/home" className="logo-link" aria-label="Coinkeep, wallet">
-          <Logo />
-        </Link>
         <details className="burger disclosure" ref={burger}>
           <summary aria-label={unread > 0 ? `Menu, ${unread} unread notifications` : "Menu"}>
             <MenuIcon className="icon icon-menu" />
             <CloseIcon className="icon icon-close" />
+            <span className="visually-hidden">Menu</span>
             {unread > 0 ? (
-              <span className="badge badge-dot" aria-hidden="true">
-                {unread}
-              </span>
+              <>
+                {" "}
+                <span className="badge badge-dot" aria-hidden="true">
+                  {unread}
+                  <span className="visually-hidden"> unread</span>
+                </span>
+              </>
             ) : null}
           </summary>
           <nav aria-label="Menu">
-            <NavItems
+            <MenuItems
               supportUrl={supportUrl}
               exitUrl={exitUrl}
-              buyCryptoUrl={loaderData.buyCryptoUrl}
               unread={unread}
               onFollow={closeBurger}
               onOpenModal={closeBurgerForModal}
             />
           </nav>
         </details>
-      </header>
-      <div className="mobile-summary">
-        <Total view={view} mobile />
-        <CurrencyPicker current={view.currency} id="mobile-currency" />
-      </div>
+      </aside>
       <main id="main" className="app-main">
         {view.balancesUnavailable ? (
           <p className="banner banner-error" role="alert">
@@ -460,41 +489,6 @@ export default function ProtectedLayout({ loaderData }: Route.ComponentProps) {
         ) : null}
         <Outlet />
       </main>
-      <nav className="bottom-bar" aria-label="Quick links">
-        <NavLink to="/home">
-          <WalletIcon />
-          <span>Wallet</span>
-        </NavLink>
-        <a
-          href={loaderData.buyCryptoUrl}
-          target="_blank"
-          rel="noopener noreferrer"
-          aria-label="Buy Crypto (opens in a new tab)"
-        >
-          <BuyIcon />
-          Buy
-        </a>
-        <NavLink to="/history">
-          <HistoryIcon />
-          <span>History</span>
-        </NavLink>
-        <NavLink to="/notifications">
-          <BellIcon />
-          <span>Alerts</span>
-          {unread > 0 ? (
-            <span className="badge badge-dot">
-              {unread}
-              <span className="visually-hidden"> unread</span>
-            </span>
-          ) : null}
-        </NavLink>
-      </nav>
-      {params.get("modal") === "exit" ? <ExitModal /> : null}
-      {params.get("modal") === "support" ? (
-        <Suspense fallback={null}>
-          <SupportModal email={view.email} />
-        </Suspense>
-      ) : null}
     </div>
   );
 }

@@ -40,6 +40,8 @@ export default function PublicLayout({ loaderData }: Route.ComponentProps) {
   const hydrated = useHydrated();
   return (
     <>
+      {/* The open popup comes first: where a reader without scripts or CSS lands (issue 24). */}
+      {contactOpen ? <ContactPopup supportEmail={loaderData.supportEmail} /> : null}
       {/* Without scripts the open popup is not a modal dialog, so the page behind it is made
           inert here; with scripts showModal() does that (and lets focus go back to 'Contact'). */}
       <div className="public" inert={(contactOpen && !hydrated) || undefined}>
@@ -90,7 +92,6 @@ export default function PublicLayout({ loaderData }: Route.ComponentProps) {
           </p>
         </footer>
       </div>
-      {contactOpen ? <ContactPopup supportEmail={loaderData.supportEmail} /> : null}
     </>
   );
 }

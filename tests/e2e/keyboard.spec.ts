@@ -197,7 +197,7 @@ test.describe("with the keyboard alone, on a phone", () => {
     await page.keyboard.press("Enter");
     const menu = page.getByRole("navigation", { name: "Menu" });
     await expect(menu).toBeVisible();
-    await tabTo(page, menu.getByRole("link", { name: "History" }), 10);
+    await tabTo(page, menu.getByRole("link", { name: "Security" }), 10);
     if (jsEnabled(testInfo)) {
       await page.keyboard.press("Escape");
       await expect(menu).toBeHidden();
@@ -211,9 +211,9 @@ test.describe("with the keyboard alone, on a phone", () => {
       await expect(menu).toBeHidden();
     }
     await page.keyboard.press("Enter");
-    await tabTo(page, menu.getByRole("link", { name: "History" }), 10);
+    await tabTo(page, menu.getByRole("link", { name: "Security" }), 10);
     await page.keyboard.press("Enter");
-    await expect(page).toHaveURL(/\/history$/u);
-    await expect(page.getByRole("heading", { name: "History", level: 1 })).toBeVisible();
+    await expect(page).toHaveURL(/\/security$/u);
+    await expect(page.getByRole("heading", { name: "Security", level: 1 })).toBeVisible();
   });
 });
