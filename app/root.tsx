@@ -103,7 +103,7 @@ export default function App({ loaderData }: Route.ComponentProps) {
       <HoneypotProvider {...loaderData.honeypotInputProps}>
         <a className="skip-link" href="#main">
           Skip to content
-        </a>
+        </a>{" "}
         <Outlet />
         <Toasts flash={loaderData.flash} />
         <GlobalLoader />

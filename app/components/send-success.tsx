@@ -45,10 +45,10 @@ export function SendSuccess({
       <div className="actions">
         <Link to={anotherHref} className="button button-primary">
           Send another one
-        </Link>
+        </Link>{" "}
         <Link to={detailsHref} className="button button-secondary">
           See transaction details
-        </Link>
+        </Link>{" "}
         <CopyButton text={address} label="Copy address" toast="Copied" />
       </div>
     </div>

@@ -144,8 +144,7 @@ function WarningStep({ words }: { words: string[] }) {
       </p>
       <PhraseGrid words={words} />
       <Form noValidate method="post" className="actions">
-        <AuthenticityTokenInput />
-        <CopyButton text={words.join(" ")} />
+        <AuthenticityTokenInput /> <CopyButton text={words.join(" ")} />{" "}
         <SubmitButton name="intent" value="enter">
           Next
         </SubmitButton>

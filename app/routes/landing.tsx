@@ -40,22 +40,20 @@ function ProductPreview() {
     <figure className="preview" aria-labelledby="preview-caption">
       <div className="preview-window" aria-hidden="true">
         <div className="preview-total">
-          <span>Total balance</span>
-          <strong>$8,823.39</strong>
+          <span>Total balance</span> <strong>$8,823.39</strong>
         </div>
         <ul className="preview-rows">
           {PREVIEW_ROWS.map((row) => (
             <li key={row.ticker}>
               <img src={`/coins/${row.ticker}.svg`} width={28} height={28} alt="" />
-              <span className="preview-name">{row.name}</span>
-              <span className="preview-amount">{row.amount}</span>
+              <span className="preview-name">{row.name}</span>{" "}
+              <span className="preview-amount">{row.amount}</span>{" "}
               <span className="preview-value">{row.value}</span>
             </li>
           ))}
         </ul>
         <div className="preview-actions">
-          <span>Send</span>
-          <span>Copy wallet address</span>
+          <span>Send</span> <span>Copy wallet address</span>
         </div>
       </div>
       <figcaption id="preview-caption">
@@ -120,7 +118,7 @@ export default function Landing() {
         <div className="hero-actions">
           <Link to="/login" className="button button-primary button-large">
             Start Now
-          </Link>
+          </Link>{" "}
           <Link to="/how-it-works" className="button button-secondary button-large">
             How custody works
           </Link>

@@ -66,10 +66,10 @@ export default function Login({ actionData }: Route.ComponentProps) {
         <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
         <FormErrors id={form.errorId} errors={form.errors} />
         <div className="actions">
-          <SubmitButton>Log In</SubmitButton>
+          <SubmitButton>Log In</SubmitButton>{" "}
           <Link to="/restore-wallet" className="button button-secondary">
             Restore Wallet
-          </Link>
+          </Link>{" "}
           <Link to="/create-wallet" className="button button-secondary">
             Create Wallet
           </Link>

@@ -189,7 +189,7 @@ function ExitModal() {
           <button type="submit" className="button button-primary">
             Yes
           </button>
-        </Form>
+        </Form>{" "}
         <Link to={closeUrl} replace preventScrollReset className="button button-secondary exit-no" autoFocus>
           No
         </Link>

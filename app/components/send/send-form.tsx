@@ -164,7 +164,7 @@ export function SendForm({
             autoFocus={(!hydrated && !startField && formErrors.length > 0) || undefined}
           >
             Send {ticker}
-          </button>
+          </button>{" "}
           <CopyButton text={ownAddress} label="Copy wallet address" toast="Copied" />
         </div>
         <div id={IDS.formError} className="form-errors send-errors" role="alert">

@@ -82,7 +82,7 @@ export function SendReview({
           autoFocus={!scripted || undefined}
         >
           Cancel
-        </button>
+        </button>{" "}
         <SubmitButton name="intent" value="confirm" pendingLabel="Sending...">
           Confirm
         </SubmitButton>

@@ -36,7 +36,7 @@ export function SendStart({
         >
           Send {ticker}
         </button>
-      </Form>
+      </Form>{" "}
       <CopyButton text={ownAddress} label="Copy wallet address" toast="Copied" />
     </div>
   );

@@ -1,0 +1,283 @@
+// Issue 24: the pages as a holder reads them without scripts or CSS, in a text
+// browser (Debian's lynx, `lynx -dump`). lynx fetches every page itself, with
+// the signed-in browser's cookies in a cookie file of its own; the steps that
+// only a form post reaches (the phrase on the warning screen and on /security)
+// are posted by lynx too, with the form's own tokens. Runs once, in the no-js
+// project (lynx runs no scripts either).
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { APIRequestContext, BrowserContext, TestInfo } from "@playwright/test";
+import { expect, test } from "./fixtures";
+import { ddmmyy, PLATFORM, recordSecret, uniqueEmail, type TestUser } from "./helpers";
+
+const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
+const RECEIVER = "0x52908400098527886E0F7030069857D2E4169EE7";
+
+test.beforeEach(({}, testInfo) => {
+  test.skip(testInfo.project.name !== "no-js", "lynx runs no scripts: checked once, in the no-js project");
+});
+
+/** A lynx of its own: a folder with its configuration and the cookies it sends. */
+class Lynx {
+  private readonly dir = mkdtempSync(path.join(tmpdir(), "coinkeep-lynx-"));
+  private readonly cfg = path.join(this.dir, "lynx.cfg");
+  private readonly cookies = path.join(this.dir, "cookies.txt");
+
+  constructor(private readonly baseURL: string) {
+    writeFileSync(
+      this.cfg,
+      [
+        "PERSISTENT_COOKIES:TRUE",
+        `COOKIE_FILE:${this.cookies}`,
+        `COOKIE_SAVE_FILE:${path.join(this.dir, "saved-cookies.txt")}`,
+        "ACCEPT_ALL_COOKIES:TRUE",
+        "CHARACTER_SET:utf-8",
+        "",
+      ].join("\n"),
+    );
+    writeFileSync(this.cookies, "");
+  }
+
+  /** Hands lynx the cookies a browser context holds (its session, its CSRF cookie). */
+  async takeCookies(context: BrowserContext) {
+    const host = new URL(this.baseURL).hostname;
+    const lines = (await context.cookies()).map((c) =>
+      // Netscape cookie file: domain, subdomains, path, secure, expiry, name, value.
+      [host, "FALSE", c.path, c.secure ? "TRUE" : "FALSE", "2000000000", c.name, c.value].join("\t"),
+    );
+    writeFileSync(this.cookies, `${lines.join("\n")}\n`);
+  }
+
+  /** What a person reads: `lynx -dump` of a page (GET), or of the answer to a posted form. */
+  dump(pathname: string, post?: Record<string, string>): string {
+    const args = [`-cfg=${this.cfg}`, "-dump", "-width=100", "-display_charset=utf-8"];
+    const url = `${this.baseURL}${pathname}`;
+    if (!post) return execFileSync(LYNX, [...args, url], { encoding: "utf8" });
+    const body = `${new URLSearchParams(post).toString()}\n---\n`;
+    return execFileSync(LYNX, [...args, "-post_data", url], {
+      input: body,
+      encoding: "utf8",
+    });
+  }
+}
+
+/** A hidden or text input's value in a page's HTML. */
+function inputValue(html: string, name: string): string {
+  const tag = new RegExp(`<input[^>]*name="${name}"[^>]*>`, "u").exec(html)?.[0];
+  const value = tag === undefined ? undefined : /value="([^"]*)"/u.exec(tag)?.[1];
+  if (value === undefined) throw new Error(`no input ${name}`);
+  return value.replaceAll("&amp;", "&").replaceAll("&quot;", '"');
+}
+
+/** The text of a dump without its list of link addresses. */
+function body(dump: string): string {
+  return dump.split(/^References$/mu)[0] ?? dump;
+}
+
+/** How many links are labelled `label` (lynx writes a link as "[n]label"). */
+function linksLabelled(dump: string, label: string): number {
+  return body(dump).match(new RegExp(`\\[\\d+\\]${label}(?![\\w])`, "gu"))?.length ?? 0;
+}
+
+/**
+ * Words that run together where markup put no space between them: a lower-case
+ * letter followed by a capital, a digit or a currency sign, a letter followed by
+ * a currency sign, or a link right after a word ("EthereumETH", "address0x…",
+ * "balance$6329.60", "Log In[6]Restore Wallet"). Long
+ * tokens (addresses, hashes, links), shortened ones ("0x1234…abcdef"), e-mail
+ * addresses and a few real words are left out.
+ */
+function gluedWords(dump: string): string[] {
+  const text = body(dump)
+    .replace(/\S{20,}/gu, " ")
+    .replace(/\S+@\S+|\S*…\S*/gu, " ")
+    .replace(/\b(?:argon2id|CoinGecko|HttpOnly|JavaScript|SameSite|0x\w+)\b/gu, " ");
+  return text.match(/\S*(?:[a-z][A-Z\d]|[A-Za-z][$€£]|[^\s[]\[\d+\])\S*/gu) ?? [];
+}
+
+/** What no page may show a reader without CSS (defects 2, 3). */
+function expectReadable(dump: string, where: string) {
+  const text = body(dump);
+  expect(text, `${where}: honeypot label`).not.toContain("Please leave this field blank");
+  // A control lynx can only name by its internal value, or a link with no text ("Hidden links").
+  // (lynx shows a button as "(value) its text", or "(BUTTON) its text" when it has no value.)
+  const unnamed = text.match(/^[ \t]*\([\w-]+\)[ \t]*$|^.*\(BUTTON\)[ \t]*(?:$|\().*$/gmu) ?? [];
+  expect(unnamed, `${where}: a button with no text`).toEqual([]);
+  expect(dump, `${where}: links with no text`).not.toContain("Hidden links:");
+  expect(gluedWords(dump), `${where}: words run together`).toEqual([]);
+}
+
+async function sendThroughApi(request: APIRequestContext, user: TestUser, walletId: string, amount: string) {
+  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
+    data: {
+      platform: PLATFORM,
+      email: user.email,
+      twelveWords: user.words.join(" "),
+      amount,
+      receiver_wallet_address: RECEIVER,
+      wallet_id: walletId,
+    },
+  });
+  expect(response.status()).toBe(200);
+}
+
+function baseURL(testInfo: TestInfo): string {
+  const url = testInfo.project.use.baseURL;
+  if (!url) throw new Error("no baseURL");
+  return url;
+}
+
+const PUBLIC_PAGES = [
+  "/",
+  "/login",
+  "/create-wallet",
+  "/restore-wallet",
+  "/how-it-works",
+  "/cookies",
+  "/terms-and-conditions",
+  "/privacy-policy",
+  "/about-us",
+  "/?modal=contact",
+  "/?modal=contact&step=2",
+];
+
+test("public pages read right in lynx: no honeypot, every control named, no words run together", async ({}, testInfo) => {
+  const lynx = new Lynx(baseURL(testInfo));
+  for (const page of PUBLIC_PAGES) {
+    await test.step(page, () => {
+      const dump = lynx.dump(page);
+      expectReadable(dump, page);
+    });
+  }
+  // The honeypot's token is a hidden input, not a field showing its value (defect 2).
+  const login = lynx.dump("/login");
+  expect(body(login)).toMatch(/Email _+\n\s*Password _+/u);
+  // The public header's links, once each.
+  for (const label of ["About us", "How it works"]) expect(linksLabelled(login, label)).toBe(1);
+});
+
+test("the contact popup is the first thing a reader meets (defect 7)", async ({}, testInfo) => {
+  const lynx = new Lynx(baseURL(testInfo));
+  const text = body(lynx.dump("/about-us?modal=contact"));
+  const popup = text.indexOf("Send message");
+  expect(popup).toBeGreaterThan(-1);
+  expect(popup).toBeLessThan(text.indexOf("]About us"));
+});
+
+test("signed-in pages read right in lynx", async ({
+  page,
+  signedIn,
+  fundEth,
+  operator,
+  context,
+}, testInfo) => {
+  test.setTimeout(240_000);
+  const { walletId, address } = await fundEth(signedIn, "2.5");
+  await sendThroughApi(page.request, signedIn, walletId, "0.25");
+  operator.message(signedIn.email, "Please confirm your identity (lynx).");
+  const lynx = new Lynx(baseURL(testInfo));
+  await lynx.takeCookies(context);
+  const today = ddmmyy(new Date());
+
+  await test.step("/home: the navigation, the total and the picker once each (defect 6)", () => {
+    const dump = lynx.dump("/home");
+    expectReadable(dump, "/home");
+    const text = body(dump);
+    for (const label of ["Wallet", "Buy Crypto", "History", "Notifications", "Security", "Support", "Exit"]) {
+      expect(linksLabelled(dump, label), label).toBe(1);
+    }
+    expect(text.match(/Total balance/gu)).toHaveLength(1);
+    expect(text.match(/Choose a currency/gu)).toHaveLength(1);
+    // Defect 4: each pair with its space.
+    expect(text).toMatch(/Total balance \$\d/u);
+    expect(text).toMatch(/\]Notifications 1 unread/u);
+    expect(text).toMatch(/\]Ethereum ETH/u);
+  });
+
+  await test.step("/wallet/eth and its send form", () => {
+    const dump = lynx.dump("/wallet/eth");
+    expectReadable(dump, "/wallet/eth");
+    const text = body(dump);
+    expect(text).toContain(`Wallet address ${address}`);
+    expect(text).toContain("Date Action Amount Status");
+    expect(text).toContain(`Date: ${today} Action: Received Amount: +2.500 ETH Status: Confirmed`);
+    expect(text).toContain(`Date: ${today} Action: Sent Amount: −0.250 ETH Status: Unconfirmed`);
+    expect(text).toContain(`${address} (your wallet)`);
+    expect(text).toContain("Refresh");
+    expect(text).toContain("Close");
+    expectReadable(lynx.dump("/wallet/eth?send=1"), "/wallet/eth?send=1");
+  });
+
+  for (const page of ["/history", "/notifications", "/security", "/home?modal=exit"]) {
+    await test.step(page, () => expectReadable(lynx.dump(page), page));
+  }
+
+  await test.step("Support and Exit open where the reader is (defect 7)", () => {
+    for (const [modal, title] of [
+      ["support", "Start Here"],
+      ["exit", "Are you sure you want to exit?"],
+    ] as const) {
+      const text = body(lynx.dump(`/history?modal=${modal}`));
+      expect(text.indexOf(title), modal).toBeGreaterThan(-1);
+      expect(text.indexOf(title), modal).toBeLessThan(text.indexOf("Total balance"));
+    }
+  });
+
+  await test.step("/notifications: header and row", () => {
+    const text = body(lynx.dump("/notifications"));
+    expect(text).toContain("Message Date");
+  });
+
+  await test.step("/security: the phrase, numbered once (defect 5)", async () => {
+    const html = await (await page.request.get("/security")).text();
+    await lynx.takeCookies(context);
+    const dump = lynx.dump("/security", {
+      csrf: inputValue(html, "csrf"),
+      password: signedIn.password,
+      acknowledged: "on",
+    });
+    expectReadable(dump, "/security, revealed");
+    expectPhrase(body(dump), signedIn.words);
+  });
+});
+
+/** The 12 words as an ordered list: "1. word" … "12. word", no second number. */
+function expectPhrase(text: string, words: readonly string[]) {
+  expect(text).not.toMatch(/^\s*\d+\.\s*\d+\./mu);
+  words.forEach((word, i) => {
+    expect(text).toMatch(new RegExp(`^\\s*${i + 1}\\. ${word}$`, "mu"));
+  });
+}
+
+test("the create-wallet warning's phrase reads once numbered, and the forms show no honeypot", async ({
+  browser,
+}, testInfo) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, baseURL: baseURL(testInfo) });
+  try {
+    const html = await (await context.request.get("/create-wallet")).text();
+    const lynx = new Lynx(baseURL(testInfo));
+    await lynx.takeCookies(context);
+    const email = uniqueEmail("lynx");
+    const password = `pw-${crypto.randomUUID()}`;
+    recordSecret("password", password);
+    const dump = lynx.dump("/create-wallet", {
+      csrf: inputValue(html, "csrf"),
+      ck_name__confirm: "",
+      ck_from__confirm: inputValue(html, "ck_from__confirm"),
+      email,
+      password,
+      confirmPassword: password,
+    });
+    expectReadable(dump, "/create-wallet, warning");
+    const text = body(dump);
+    expect(text).toContain("WARNING");
+    const words = [...text.matchAll(/^\s*\d+\. ([a-z]+)$/gmu)].map((m) => m[1] ?? "");
+    expect(words).toHaveLength(12);
+    recordSecret("phrase", words);
+    expectPhrase(text, words);
+  } finally {
+    await context.close();
+  }
+});
