@@ -35,7 +35,7 @@ test.describe("defect 1: the server's messages, never the browser's own check", 
   test("every form the server renders carries novalidate", async ({ page, signedIn, fundEth }) => {
     await fundEth(signedIn, "1");
     let forms = 0;
-    for (const path of [...SIGNED_IN_PAGES]) {
+    for (const path of SIGNED_IN_PAGES) {
       const html = await (await page.request.get(path)).text();
       for (const tag of formTags(html)) {
         forms += 1;

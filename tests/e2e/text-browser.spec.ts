@@ -8,24 +8,28 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { APIRequestContext, BrowserContext, TestInfo } from "@playwright/test";
+import type { APIRequestContext, BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { ddmmyy, PLATFORM, recordSecret, uniqueEmail, type TestUser } from "./helpers";
 
 const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
 const RECEIVER = "0x52908400098527886E0F7030069857D2E4169EE7";
 
-test.beforeEach(({}, testInfo) => {
-  test.skip(testInfo.project.name !== "no-js", "lynx runs no scripts: checked once, in the no-js project");
-});
+test.skip(
+  ({ javaScriptEnabled }) => javaScriptEnabled !== false,
+  "lynx runs no scripts: checked in the no-js project",
+);
 
 /** A lynx of its own: a folder with its configuration and the cookies it sends. */
 class Lynx {
+  private readonly origin: string;
   private readonly dir = mkdtempSync(path.join(tmpdir(), "coinkeep-lynx-"));
   private readonly cfg = path.join(this.dir, "lynx.cfg");
   private readonly cookies = path.join(this.dir, "cookies.txt");
 
-  constructor(private readonly baseURL: string) {
+  constructor(origin: string | undefined) {
+    if (!origin) throw new Error("no baseURL");
+    this.origin = origin;
     writeFileSync(
       this.cfg,
       [
@@ -42,7 +46,7 @@ class Lynx {
 
   /** Hands lynx the cookies a browser context holds (its session, its CSRF cookie). */
   async takeCookies(context: BrowserContext) {
-    const host = new URL(this.baseURL).hostname;
+    const host = new URL(this.origin).hostname;
     const lines = (await context.cookies()).map((c) =>
       // Netscape cookie file: domain, subdomains, path, secure, expiry, name, value.
       [host, "FALSE", c.path, c.secure ? "TRUE" : "FALSE", "2000000000", c.name, c.value].join("\t"),
@@ -53,11 +57,11 @@ class Lynx {
   /** What a person reads: `lynx -dump` of a page (GET), or of the answer to a posted form. */
   dump(pathname: string, post?: Record<string, string>): string {
     const args = [`-cfg=${this.cfg}`, "-dump", "-width=100", "-display_charset=utf-8"];
-    const url = `${this.baseURL}${pathname}`;
+    const url = `${this.origin}${pathname}`;
     if (!post) return execFileSync(LYNX, [...args, url], { encoding: "utf8" });
-    const body = `${new URLSearchParams(post).toString()}\n---\n`;
+    const data = `${new URLSearchParams(post).toString()}\n---\n`;
     return execFileSync(LYNX, [...args, "-post_data", url], {
-      input: body,
+      input: data,
       encoding: "utf8",
     });
   }
@@ -123,12 +127,6 @@ async function sendThroughApi(request: APIRequestContext, user: TestUser, wallet
   expect(response.status()).toBe(200);
 }
 
-function baseURL(testInfo: TestInfo): string {
-  const url = testInfo.project.use.baseURL;
-  if (!url) throw new Error("no baseURL");
-  return url;
-}
-
 const PUBLIC_PAGES = [
   "/",
   "/login",
@@ -143,12 +141,14 @@ const PUBLIC_PAGES = [
   "/?modal=contact&step=2",
 ];
 
-test("public pages read right in lynx: no honeypot, every control named, no words run together", async ({}, testInfo) => {
-  const lynx = new Lynx(baseURL(testInfo));
-  for (const page of PUBLIC_PAGES) {
-    await test.step(page, () => {
-      const dump = lynx.dump(page);
-      expectReadable(dump, page);
+test("public pages read right in lynx: no honeypot, every control named, no words run together", async ({
+  baseURL,
+}) => {
+  const lynx = new Lynx(baseURL);
+  for (const where of PUBLIC_PAGES) {
+    await test.step(where, () => {
+      const dump = lynx.dump(where);
+      expectReadable(dump, where);
     });
   }
   // The honeypot's token is a hidden input, not a field showing its value (defect 2).
@@ -158,8 +158,8 @@ test("public pages read right in lynx: no honeypot, every control named, no word
   for (const label of ["About us", "How it works"]) expect(linksLabelled(login, label)).toBe(1);
 });
 
-test("the contact popup is the first thing a reader meets (defect 7)", async ({}, testInfo) => {
-  const lynx = new Lynx(baseURL(testInfo));
+test("the contact popup is the first thing a reader meets (defect 7)", async ({ baseURL }) => {
+  const lynx = new Lynx(baseURL);
   const text = body(lynx.dump("/about-us?modal=contact"));
   const popup = text.indexOf("Send message");
   expect(popup).toBeGreaterThan(-1);
@@ -172,12 +172,13 @@ test("signed-in pages read right in lynx", async ({
   fundEth,
   operator,
   context,
-}, testInfo) => {
+  baseURL,
+}) => {
   test.setTimeout(240_000);
   const { walletId, address } = await fundEth(signedIn, "2.5");
   await sendThroughApi(page.request, signedIn, walletId, "0.25");
   operator.message(signedIn.email, "Please confirm your identity (lynx).");
-  const lynx = new Lynx(baseURL(testInfo));
+  const lynx = new Lynx(baseURL);
   await lynx.takeCookies(context);
   const today = ddmmyy(new Date());
 
@@ -210,8 +211,8 @@ test("signed-in pages read right in lynx", async ({
     expectReadable(lynx.dump("/wallet/eth?send=1"), "/wallet/eth?send=1");
   });
 
-  for (const page of ["/history", "/notifications", "/security", "/home?modal=exit"]) {
-    await test.step(page, () => expectReadable(lynx.dump(page), page));
+  for (const where of ["/history", "/notifications", "/security", "/home?modal=exit"]) {
+    await test.step(where, () => expectReadable(lynx.dump(where), where));
   }
 
   await test.step("Support and Exit open where the reader is (defect 7)", () => {
@@ -253,11 +254,12 @@ function expectPhrase(text: string, words: readonly string[]) {
 
 test("the create-wallet warning's phrase reads once numbered, and the forms show no honeypot", async ({
   browser,
-}, testInfo) => {
-  const context = await browser.newContext({ javaScriptEnabled: false, baseURL: baseURL(testInfo) });
+  baseURL,
+}) => {
+  const context = await browser.newContext({ javaScriptEnabled: false, baseURL });
   try {
     const html = await (await context.request.get("/create-wallet")).text();
-    const lynx = new Lynx(baseURL(testInfo));
+    const lynx = new Lynx(baseURL);
     await lynx.takeCookies(context);
     const email = uniqueEmail("lynx");
     const password = `pw-${crypto.randomUUID()}`;
