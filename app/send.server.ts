@@ -12,6 +12,7 @@ import { parseDecimal, ZERO } from "../common/decimal";
 import {
   amountToSend,
   coinToFiat,
+  completeAmounts,
   emptyFields,
   fiatToCoin,
   fullAmount,
@@ -21,6 +22,7 @@ import {
   sendPrice,
   usdtNetworkOf,
   usdValueOf,
+  type SendAmounts,
   type SendErrors,
   type SendIntent,
   type SendReply,
@@ -43,6 +45,15 @@ function readValues(formData: FormData): SendValues {
     fiat: text("fiat"),
     tag: text("tag"),
   });
+}
+
+/** The posted form with these amounts in place of the posted ones. */
+function withAmounts(formData: FormData, amounts: SendAmounts): FormData {
+  const completed = new FormData();
+  for (const [name, value] of formData) if (name !== "coin" && name !== "fiat") completed.append(name, value);
+  completed.set("coin", amounts.coin);
+  completed.set("fiat", amounts.fiat);
+  return completed;
 }
 
 /**
@@ -81,12 +92,28 @@ export async function sendAction({
   if (!row || row.state !== "issued" || !row.walletId) throw redirect(path);
   const walletId = row.walletId;
 
+  const price = sendPrice(ticker, row.price);
+  const multiplier = parseDecimal(view.multiplier) ?? { units: 1n, scale: 0 };
+
+  const values = readValues(formData);
+  // 'Send' with one amount given (without scripts nothing converts as you type): the other
+  // follows from the price shown, as 'Convert' fills it in, and the rules check both; the page
+  // shows both, and the warning's Confirm posts them back, checked again (issue 24). Only this
+  // press fills in: a Confirm with one amount is refused as before.
+  let checked = formData;
+  if (intent === "review") {
+    const amounts = completeAmounts(values, price, multiplier);
+    if (amounts.coin !== values.coin || amounts.fiat !== values.fiat) {
+      Object.assign(values, amounts);
+      checked = withAmounts(formData, amounts);
+    }
+  }
+
   // The server always checks: 'Send' and Confirm against the form's rules (the address by its
   // network's), the other buttons read the values only (see sendSchemaFor).
-  const submission = parseWithZod(formData, {
+  const submission = parseWithZod(checked, {
     schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }),
   });
-  const values = readValues(formData);
   const posted = formData.get("key");
   const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
   let key = keyOk ? posted : newSendKey();
@@ -122,8 +149,6 @@ export async function sendAction({
     return data({ send }, { status });
   };
 
-  const price = sendPrice(ticker, row.price);
-  const multiplier = parseDecimal(view.multiplier) ?? { units: 1n, scale: 0 };
   const noPrice = `No ${ticker} price is available right now, so the amounts cannot be converted.`;
 
   switch (intent) {

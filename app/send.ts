@@ -101,6 +101,24 @@ export function withFiatAmount(
   return { fiat: text, coin: coin ?? (text ? amounts.coin : "") };
 }
 
+/**
+ * The amounts 'Send' reviews (issue 24): when exactly one is given and it is a
+ * finished amount, the other follows from the price as 'Convert' and typing
+ * fill it in (withCoinAmount / withFiatAmount); otherwise, or without a price,
+ * they stay as they are and the form's rules refuse them as before.
+ */
+export function completeAmounts(
+  amounts: SendAmounts,
+  price: Decimal | undefined,
+  multiplier: Decimal,
+): SendAmounts {
+  const coin = amounts.coin.trim();
+  const fiat = amounts.fiat.trim();
+  if (coin && !fiat && parseAmount(coin)) return withCoinAmount(amounts, coin, price, multiplier);
+  if (fiat && !coin && parseAmount(fiat)) return withFiatAmount(amounts, fiat, price, multiplier);
+  return amounts;
+}
+
 /** 'Full': the whole available balance, truncated to 4 decimals (never more than the balance). */
 export function fullAmount(balance: Decimal): string {
   return isPositive(balance) ? amountToSend(balance) : "0";

@@ -7,6 +7,7 @@ import {
   acceptsAmountInput,
   amountToSend,
   coinToFiat,
+  completeAmounts,
   emptyFields,
   fiatToCoin,
   fullAmount,
@@ -288,6 +289,71 @@ describe("the send form on conform", () => {
     expect(withFiatAmount({ coin: "1", fiat: "" }, "100", undefined, usd)).toEqual({
       coin: "1",
       fiat: "100",
+    });
+  });
+});
+
+// Issue 24, defect 8: 'Send' without scripts with only one amount typed.
+describe("the amount 'Send' fills in when only one is given", () => {
+  const eth = d("2531.84");
+  const usd = d("1");
+  const eur = d("0.8686587908");
+
+  test("the other one as 'Convert' fills it in: 2 decimals of fiat, the coin truncated to 4", () => {
+    expect(completeAmounts({ coin: "0.5", fiat: "" }, eth, usd)).toEqual({ coin: "0.5", fiat: "1265.92" });
+    expect(completeAmounts({ coin: "0.5", fiat: "" }, eth, eur)).toEqual({ coin: "0.5", fiat: "1099.65" });
+    expect(completeAmounts({ coin: "", fiat: "100" }, eth, usd)).toEqual({ coin: "0.0394", fiat: "100" });
+    expect(completeAmounts({ coin: "", fiat: "1099.65" }, eth, eur)).toEqual({
+      coin: "0.4999",
+      fiat: "1099.65",
+    });
+    // A finished amount as the form takes it: '.5', '5.'.
+    expect(completeAmounts({ coin: ".5", fiat: "" }, eth, usd)).toEqual({ coin: ".5", fiat: "1265.92" });
+    expect(completeAmounts({ coin: "", fiat: "5." }, eth, usd)).toEqual({ coin: "0.0019", fiat: "5." });
+    // USDT at 1, whatever the feed says.
+    expect(completeAmounts({ coin: "", fiat: "12.5" }, sendPrice("USDT", "0.9998"), usd)).toEqual({
+      coin: "12.5",
+      fiat: "12.5",
+    });
+  });
+
+  test("the same figures as 'Convert' and typing (one conversion, not a copy)", () => {
+    fc.assert(
+      fc.property(fc.stringMatching(/^\d{1,6}(\.\d{1,4})?$/), (text) => {
+        expect(completeAmounts({ coin: text, fiat: "" }, eth, eur)).toEqual(
+          withCoinAmount({ coin: "", fiat: "" }, text, eth, eur),
+        );
+        expect(completeAmounts({ coin: "", fiat: text }, eth, eur)).toEqual(
+          withFiatAmount({ coin: "", fiat: "" }, text, eth, eur),
+        );
+      }),
+    );
+  });
+
+  test("a fiat amount worth less than 0.0001 of the coin gives 0, which the rules refuse", () => {
+    const amounts = completeAmounts({ coin: "", fiat: "0.01" }, eth, usd);
+    expect(amounts).toEqual({ coin: "0", fiat: "0.01" });
+    expect(checkSend({ address: "0xabc", ...amounts })).toEqual({
+      ok: false,
+      errors: { coin: ["Enter an amount greater than 0."] },
+    });
+  });
+
+  test("nothing is filled in with both or neither given, an unfinished or malformed amount, or no price", () => {
+    for (const amounts of [
+      { coin: "", fiat: "" },
+      { coin: "0.5", fiat: "12" },
+      { coin: ".", fiat: "" },
+      { coin: "", fiat: "." },
+      { coin: "1.23456", fiat: "" },
+      { coin: "", fiat: "abc" },
+    ])
+      expect(completeAmounts(amounts, eth, usd)).toEqual(amounts);
+    expect(completeAmounts({ coin: "0.5", fiat: "" }, undefined, usd)).toEqual({ coin: "0.5", fiat: "" });
+    expect(completeAmounts({ coin: "", fiat: "100" }, undefined, usd)).toEqual({ coin: "", fiat: "100" });
+    expect(checkSend({ address: "0xabc", coin: "0.5", fiat: "" })).toEqual({
+      ok: false,
+      errors: { form: ["Please fill out all fields."] },
     });
   });
 });
