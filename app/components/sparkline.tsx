@@ -18,7 +18,7 @@ export function SparklineCell({ sparkline }: { sparkline: Sparkline | undefined 
       <>
         <span className="muted" aria-hidden="true">
           —
-        </span>{" "}
+        </span>
         <span className="visually-hidden">No 7-day prices</span>
       </>
     );
