@@ -1,5 +1,15 @@
 // npm start: build the app when the build is missing or older than its sources,
 // then run the server (which applies migrations before it listens).
+//
+// First, the Node it runs on: `npm install` brings Node 24 as a dependency (the `node`
+// package, record 044) and `npm start` runs with node_modules/.bin first on PATH, so this
+// only answers someone who started it with an older Node some other way. This file is
+// plain JavaScript that Node 18 and 20 can still read, so they get a sentence, not the
+// stack trace that loading the TypeScript server would give.
+import { checkNode } from "./node-version.mjs";
+
+checkNode();
+
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
