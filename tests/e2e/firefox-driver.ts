@@ -101,7 +101,7 @@ export class Tab {
 
   /** With scripts on, the page's controls work once it has hydrated (`data-hydrated`). */
   async ready() {
-    if (this.scripts) await this.get({ css: 'html[data-hydrated="true"]', hidden: true });
+    if (this.scripts) await this.shows({ css: 'html[data-hydrated="true"]', hidden: true });
   }
 
   /**
@@ -172,6 +172,11 @@ export class Tab {
   /** Waits for an element the query matches. */
   async get(query: Query, timeout = STEP_TIMEOUT): Promise<ElementHandle<Element>> {
     return this.until(describe(query), () => this.find(query), timeout);
+  }
+
+  /** Waits until the page shows an element the query matches. */
+  async shows(query: Query, timeout = STEP_TIMEOUT) {
+    await (await this.get(query, timeout)).dispose();
   }
 
   /** Waits until nothing matches the query. */

@@ -74,6 +74,9 @@ async function remember(tab: Tab) {
 // A valid, EIP-55 checksummed ETH address (Trust Wallet wallet-core's test vector), never issued here.
 const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
 
+/** An open dialog (a modal with scripts, `<dialog open>` without). */
+const DIALOG = "dialog[open]";
+const heading = (text: string): Query => ({ css: "h1, h2, h3", text });
 /** A link of the signed-in navigation, by its address: the first one on screen. */
 const navLink = (href: string, text?: string | RegExp): Query => ({ css: `a[href="${href}"]`, text });
 const modalLink = (modal: string, text: string): Query => ({ css: `a[href$="modal=${modal}"]`, text });
@@ -97,7 +100,7 @@ async function logIn(tab: Tab, user: { email: string }, password: string) {
 /** The words of a phrase grid (each item reads "1.word"). */
 async function phraseWords(tab: Tab, label: string): Promise<string[]> {
   const list = `ol[aria-label="${label}"]`;
-  await tab.get(list);
+  await tab.shows(list);
   const items = await tab.findAll({ css: `${list} > li`, hidden: true });
   const words: string[] = [];
   for (const item of items) {
@@ -119,13 +122,13 @@ test.describe("Firefox: the holder's main flows", () => {
     const password = `pw-${randomUUID()}`;
     recordSecret("password", password);
     await tab.goto("/create-wallet");
-    await tab.get({ css: "h1", text: "Create wallet" });
+    await tab.shows(heading("Create wallet"));
     await tab.fill('input[name="email"]', email);
     await tab.fill('input[name="password"]', password);
     await tab.fill('input[name="confirmPassword"]', password);
     await tab.click(button("Next"), { navigates: true });
 
-    await tab.get({ css: "h1", text: "WARNING" });
+    await tab.shows(heading("WARNING"));
     await tab.sees("Do not share your 12-word phrase with anyone");
     const words = await phraseWords(tab, "Your 12-word phrase");
     recordSecret("phrase", words);
@@ -135,23 +138,23 @@ test.describe("Firefox: the holder's main flows", () => {
 
     await tab.click(intent("enter", "Next"), { navigates: true });
     await tab.at(/^\/home$/);
-    await tab.get({ css: "h1", text: "Wallet" });
+    await tab.shows(heading("Wallet"));
     await tab.sees(`Signed in as ${email}`);
     await remember(tab);
 
     // Exit: No closes the dialog and stays; Yes signs out.
-    const exit = { css: "dialog", text: /Are you sure you want to exit\?/ };
+    const exit = { css: DIALOG, text: /Are you sure you want to exit\?/ };
     await tab.click(modalLink("exit", "Exit"), { navigates: true });
     await tab.at(/^\/home\?modal=exit$/);
-    await tab.get(exit);
-    await tab.click({ css: "a", text: "No", within: "dialog" }, { navigates: true });
+    await tab.shows(exit);
+    await tab.click({ css: "a", text: "No", within: DIALOG }, { navigates: true });
     await tab.gone(exit);
     await tab.at(/^\/home$/);
     await tab.click(modalLink("exit", "Exit"), { navigates: true });
-    await tab.get(exit);
-    await tab.click(button("Yes", "dialog"), { navigates: true });
+    await tab.shows(exit);
+    await tab.click(button("Yes", DIALOG), { navigates: true });
     await tab.at(/^\/$/);
-    await tab.get({ css: "h1", text: "Secure Your Coins, Secure Your Future" });
+    await tab.shows(heading("Secure Your Coins, Secure Your Future"));
     // Signed out: /home sends a visitor to /.
     await tab.goto("/home");
     await tab.at(/^\/$/);
@@ -164,11 +167,11 @@ test.describe("Firefox: the holder's main flows", () => {
   }) => {
     await fundEth(user, "1.5");
     await tab.goto("/login");
-    await tab.get({ css: "h1", text: "Log in" });
+    await tab.shows(heading("Log in"));
     await tab.fill('input[name="email"]', user.email);
     await tab.fill('input[name="password"]', "wrong password");
     await tab.click(button("Log In"), { navigates: true });
-    await tab.get({ css: '[role="alert"]', text: "Incorrect password" });
+    await tab.sees("Incorrect password");
     expect(tab.path()).toBe("/login");
     // The password is never sent back into the page: without scripts the field comes back empty.
     expect(await tab.value('input[name="password"]')).toBe(tab.scripts ? "wrong password" : "");
@@ -200,7 +203,7 @@ test.describe("Firefox: the holder's main flows", () => {
     await tab.goto("/wallet/eth");
     await tab.sees("Your transactions will appear here");
     await tab.click(intent("request", "Request ETH Wallet"), { navigates: true });
-    await tab.get(button("Wallet Requested"));
+    await tab.shows(button("Wallet Requested"));
     expect(await tab.attribute(button("Wallet Requested"), "disabled")).not.toBeNull();
     await tab.sees("Wallet requested.");
     await tab.sees("We are preparing your ETH address. It will appear here once issued.");
@@ -214,14 +217,14 @@ test.describe("Firefox: the holder's main flows", () => {
     expect(issued).toBeTruthy();
     await tab.goto("/wallet/eth");
     await tab.sees(issued ?? "");
-    await tab.get({ css: 'button[name="send"]', text: "Send ETH" });
+    await tab.shows({ css: 'button[name="send"]', text: "Send ETH" });
     expect(await tab.count(button("Wallet Requested"))).toBe(0);
 
     // DOGE derives its address in the request itself (the e2e server has its account key).
     await tab.goto("/wallet/doge");
     await tab.click(intent("request", "Request DOGE Wallet"), { navigates: true });
     await tab.sees("Your DOGE wallet is ready: its address is below.");
-    await tab.get({ css: 'button[name="send"]', text: "Send DOGE" });
+    await tab.shows({ css: 'button[name="send"]', text: "Send DOGE" });
     const users = JSON.parse(ops("users", "--json")) as {
       email: string;
       wallets: { coin: string; address: string | null }[];
@@ -244,7 +247,7 @@ test.describe("Firefox: the holder's main flows", () => {
 
     // The first press reveals the form (in place with scripts, as ?send=1 without).
     await tab.click({ css: 'button[name="send"]', text: "Send ETH" }, { navigates: true });
-    await tab.get('input[name="address"]');
+    await tab.shows('input[name="address"]');
     expect(tab.path()).toBe(tab.scripts ? "/wallet/eth" : "/wallet/eth?send=1");
     await tab.fill('input[name="address"]', RECEIVER);
     await tab.fill('input[name="coin"]', "0.5");
@@ -255,14 +258,13 @@ test.describe("Firefox: the holder's main flows", () => {
 
     // The next press opens the risk warning.
     await tab.click(intent("review", "Send ETH"), { navigates: true });
-    const warning = await tab.get({ css: "dialog", text: /Check before you send/ });
-    await warning.dispose();
-    await tab.sees("You are sending 0.5 ETH (about $1265.92) on the Ethereum network to:", "dialog");
-    await tab.sees(RECEIVER, "dialog");
-    await tab.sees("Crypto transfers are irreversible", "dialog");
+    await tab.shows({ css: DIALOG, text: /Check before you send/ });
+    await tab.sees("You are sending 0.5 ETH (about $1265.92) on the Ethereum network to:", DIALOG);
+    await tab.sees(RECEIVER, DIALOG);
+    await tab.sees("Crypto transfers are irreversible", DIALOG);
 
     await tab.click(intent("confirm", "Confirm"), { navigates: true });
-    await tab.get({ css: "h2", text: "Sent!" });
+    await tab.shows(heading("Sent!"));
     await tab.at(/^\/wallet\/eth\?sent=[^&]+$/);
     const id = new URL(tab.page.url()).searchParams.get("sent") ?? "";
     await tab.sees("0.5000 ETH");
@@ -275,7 +277,7 @@ test.describe("Firefox: the holder's main flows", () => {
     // /history: the row says what it is; opened, it shows the amounts.
     await tab.click(navLink("/history", "History"), { navigates: true });
     await tab.at(/^\/history$/);
-    await tab.get({ css: "h1", text: "History" });
+    await tab.shows(heading("History"));
     const row = `li[id="tx-${id}"]`;
     const summary = await tab.text(`${row} summary`);
     expect(summary).toContain("Sent");
@@ -306,7 +308,7 @@ test.describe("Firefox: the holder's main flows", () => {
 
     await tab.click(link, { navigates: true });
     await tab.at(/^\/notifications$/);
-    await tab.get({ css: "h1", text: "Notifications" });
+    await tab.shows(heading("Notifications"));
     const found = { css: 'li[id^="message-"]', text: escaped(text) };
     const rowId = await tab.attribute(found, "id");
     const row = `li[id="${rowId}"]`;
@@ -332,21 +334,21 @@ test.describe("Firefox: the holder's main flows", () => {
     await tab.goto("/history");
     await tab.click(modalLink("support", "Support"), { navigates: true });
     await tab.at(/^\/history\?modal=support$/);
-    await tab.get({ css: "dialog", text: /Start Here/ });
-    await tab.sees("Please, enter your email where we can contact you", "dialog");
-    expect(await tab.value('dialog input[type="email"]')).toBe(user.email);
-    expect(await tab.attribute('dialog input[type="email"]', "disabled")).not.toBeNull();
+    await tab.shows({ css: DIALOG, text: /Start Here/ });
+    await tab.sees("Please, enter your email where we can contact you", DIALOG);
+    expect(await tab.value(`${DIALOG} input[type="email"]`)).toBe(user.email);
+    expect(await tab.attribute(`${DIALOG} input[type="email"]`, "disabled")).not.toBeNull();
 
     const comment = `Please call me about my withdrawal ${randomUUID().slice(0, 8)}.`;
-    await tab.fill('dialog input[name="fullName"]', "Ada Lovelace");
-    await tab.fill('dialog input[name="phone"]', "+442079460000");
-    await tab.fill('dialog textarea[name="comment"]', comment);
-    await tab.click(button("Send", "dialog"), { navigates: true });
+    await tab.fill(`${DIALOG} input[name="fullName"]`, "Ada Lovelace");
+    await tab.fill(`${DIALOG} input[name="phone"]`, "+442079460000");
+    await tab.fill(`${DIALOG} textarea[name="comment"]`, comment);
+    await tab.click(button("Send", DIALOG), { navigates: true });
 
     await tab.at(/^\/history$/);
     await tab.sees("Message sent!");
-    await tab.gone("dialog");
-    await tab.get({ css: "h1", text: "History" });
+    await tab.gone(DIALOG);
+    await tab.shows(heading("History"));
     const sent = (
       JSON.parse(ops("support", "--kind", "support", "--json")) as Record<string, unknown>[]
     ).find((row) => row["comment"] === comment);
@@ -365,7 +367,7 @@ test.describe("Firefox: the holder's main flows", () => {
     await tab.fill('input[name="password"]', user.password);
     await tab.click('input[name="acknowledged"]');
     await tab.click(button("Next"), { navigates: true });
-    await tab.get({ css: "h2", text: "Your 12 word security phrase" });
+    await tab.shows(heading("Your 12 word security phrase"));
     expect(await phraseWords(tab, "Your 12 word security phrase")).toEqual(user.words);
     expect(tab.path()).toBe("/security");
   });
