@@ -44,7 +44,7 @@ async function closeBrowser(browser: Browser) {
   );
   const inTime = await Promise.race([
     closed,
-    new Promise<boolean>((r) => setTimeout(() => r(false), 10_000)),
+    new Promise<boolean>((r) => setTimeout(() => r(false), 10_000).unref()),
   ]);
   if (!inTime) browser.process()?.kill("SIGKILL");
 }
