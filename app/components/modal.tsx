@@ -1,13 +1,17 @@
 import { Link, useLocation, useNavigate } from "react-router";
 import { useDialog } from "./use-dialog";
 
+/** A path and query with the `modal` search parameter removed: the page under the modal. */
+export function withoutModal({ pathname, search }: { pathname: string; search: string }): string {
+  const params = new URLSearchParams(search);
+  params.delete("modal");
+  const rest = params.toString();
+  return `${pathname}${rest ? `?${rest}` : ""}`;
+}
+
 /** The URL of the current page with the `modal` search parameter removed. */
 export function useCloseUrl(): string {
-  const location = useLocation();
-  const params = new URLSearchParams(location.search);
-  params.delete("modal");
-  const search = params.toString();
-  return `${location.pathname}${search ? `?${search}` : ""}`;
+  return withoutModal(useLocation());
 }
 
 /** The URL of the current page with `?modal=name` set. */
@@ -44,8 +48,8 @@ export function Modal({
   initialFocus?: string;
   children: React.ReactNode;
 }) {
-  const withoutModal = useCloseUrl();
-  const closeUrl = closeTo ?? withoutModal;
+  const pageUrl = useCloseUrl();
+  const closeUrl = closeTo ?? pageUrl;
   const navigate = useNavigate();
   const ref = useDialog({
     onClose: () => void navigate(closeUrl, { replace: true, preventScrollReset: true }),
