@@ -1,5 +1,5 @@
 // A sender for the scripts that drive sends through a real server
-// (bench-sends.ts, durability-trace.ts): an account with an issued ETH wallet
+// (scripts/bench/sends.ts, durability-trace.ts): an account with an issued ETH wallet
 // holding a deposit, written through the backend's own domain functions.
 import { randomBytes } from "node:crypto";
 import { createAccount, type AccountsContext } from "../server/backend/domain/accounts.ts";

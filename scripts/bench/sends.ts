@@ -4,7 +4,7 @@
 // clients sending back to back, then pgbench's TPC-B-like transactions on
 // the same PostgreSQL server with the same number of clients for as long (the
 // ratio is the figure); then the ledger invariants are checked.
-// Adapted from scripts/bench-sends.ts.
+// Adapted from scripts/bench-sends.ts (removed with issue 25; its last version is at 950b96b).
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { log, percentile, round, run } from "./lib.ts";
