@@ -15,20 +15,12 @@ import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../chromium.ts";
 
 export const LIGHTHOUSE_VERSION = "13.5.0";
 
 /** As TOOLCHAIN.md: no sandbox as root, and no calls out of the closed network. */
-const CHROME_FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-  "--disable-quic",
-];
+const CHROME_FLAGS = ["--headless=new", ...CHROMIUM_ARGS];
 
 /** The metrics reported, by Lighthouse audit id. Times in milliseconds, CLS unitless, bytes in bytes. */
 const METRICS: Record<string, string> = {
@@ -164,7 +156,7 @@ async function runOnce(url: string, cookie: string | undefined, options: Lightho
     // npx and Lighthouse run on this Node (Lighthouse 13 needs Node 22.19 or newer).
     const env = {
       ...process.env,
-      CHROME_PATH: options.chromePath ?? process.env.CHROME_PATH ?? "/usr/bin/chromium",
+      CHROME_PATH: options.chromePath ?? process.env.CHROME_PATH ?? CHROMIUM_PATH,
       PATH: `${path.dirname(process.execPath)}${path.delimiter}${process.env.PATH ?? ""}`,
     };
     await run("npx", args, env, options.timeoutMs ?? 300_000);

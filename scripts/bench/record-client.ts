@@ -17,6 +17,7 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "@playwright/test";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../chromium.ts";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
@@ -38,15 +39,8 @@ try {
   await database.close();
   const server = await startServer({ port: 3397, dataDir, sessionSecret, backendSecret });
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS],
   });
   try {
     const page = await browser.newPage();
