@@ -2,7 +2,8 @@
 // defect; each fails on the code before its fix, in the modes it runs in.
 import type { Locator, Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { jsEnabled, PLATFORM, sidebar, visit, type TestUser } from "./helpers";
+import { RECEIVER, sendThroughApi } from "./send-helpers";
+import { jsEnabled, sidebar, visit } from "./helpers";
 
 const MOBILE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };
@@ -283,24 +284,6 @@ test.describe("restore keeps context and explains a mistyped phrase", () => {
   });
 });
 
-// A valid, EIP-55 checksummed ETH address never issued here (Trust Wallet wallet-core's vector).
-const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
-
-/** A send of `amount` ETH from the user's wallet to RECEIVER through the backend's API (call 6). */
-async function sendThroughApi(page: Page, user: TestUser, walletId: string, amount: string) {
-  const response = await page.request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
-    data: {
-      platform: PLATFORM,
-      email: user.email,
-      twelveWords: user.words.join(" "),
-      amount,
-      receiver_wallet_address: RECEIVER,
-      wallet_id: walletId,
-    },
-  });
-  expect(response.status()).toBe(200);
-}
-
 test.describe("the transaction lists", () => {
   test("defects 6 and 7: expanded rows say from and to, and the address copies (or is all there to select)", async ({
     page,
@@ -309,7 +292,7 @@ test.describe("the transaction lists", () => {
     context,
   }, testInfo) => {
     const { walletId, address: own } = await fundEth(signedIn, "1");
-    await sendThroughApi(page, signedIn, walletId, "0.25");
+    await sendThroughApi(page.request, signedIn, walletId, "0.25");
 
     await visit(page, "/history", testInfo);
     const sent = page.locator(".tx-list li").filter({ hasText: "Sent" });
@@ -374,7 +357,7 @@ test.describe("the transaction lists", () => {
       fundEth,
     }, testInfo) => {
       const { walletId } = await fundEth(signedIn, "1");
-      await sendThroughApi(page, signedIn, walletId, "0.25");
+      await sendThroughApi(page.request, signedIn, walletId, "0.25");
       await visit(page, "/wallet/eth", testInfo);
       const amountOf = (status: string) =>
         page

@@ -3,12 +3,10 @@
 // decision) without a reload and without a poll; with the stream blocked the
 // spec's polling takes over; with scripts off nothing changes.
 import { randomUUID } from "node:crypto";
-import type { APIRequestContext, Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { jsEnabled, PLATFORM, sidebar, visit, type TestUser } from "./helpers";
-
-// A valid, EIP-55 checksummed ETH address that is never issued to a wallet here.
-const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
+import { sendThroughApi } from "./send-helpers";
+import { jsEnabled, sidebar, visit } from "./helpers";
 
 /** The page's requests for the unread count (the 10 s poll, or a fetch after an event). */
 function unreadCountRequests(page: Page): string[] {
@@ -35,22 +33,6 @@ const notificationsBadge = (page: Page) =>
 const liveShell = (page: Page) => page.locator('.app-shell[data-live="open"]');
 const balance = (page: Page) => page.locator(".wallet-balance");
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);
-
-/** A send of `amount` ETH through the API (call 6), as another client of the same account would make it. */
-async function sendThroughApi(request: APIRequestContext, user: TestUser, walletId: string, amount: string) {
-  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
-    data: {
-      platform: PLATFORM,
-      email: user.email,
-      twelveWords: user.words.join(" "),
-      amount,
-      receiver_wallet_address: RECEIVER,
-      wallet_id: walletId,
-      idempotency_key: randomUUID(),
-    },
-  });
-  expect(response.status()).toBe(200);
-}
 
 test.describe("live events, scripts on", () => {
   test.beforeEach(({ page: _page }, testInfo) => {

@@ -2,9 +2,9 @@
 // answer 'Please fill out all fields.' (the holder had to find 'Convert'). Now the review press
 // fills in the other amount on the server, from the price shown, and opens the risk warning with
 // both; Confirm sends what the warning showed. With scripts the fields stay in sync as you type.
-import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { expect, test as base } from "./fixtures";
+import { address, coinAmount, fiatAmount, RECEIVER, sendButton, snapshot, warning } from "./send-helpers";
 import { expectAccessible, visit } from "./helpers";
 
 const test = base.extend<{
@@ -19,24 +19,12 @@ const test = base.extend<{
   },
 });
 
-// A valid, EIP-55 checksummed ETH address never issued here (as in send.spec.ts).
-const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
-
-// The e2e server serves the shipped price snapshot: the figures below follow from it.
-const snapshot = JSON.parse(readFileSync("server/backend/feeds/snapshot-prices.json", "utf8")) as {
-  prices: Record<string, { lastPrice: string }>;
-};
+// The figures below follow from the price snapshot the e2e server serves.
 test.beforeAll(() => {
   expect(snapshot.prices.ETH?.lastPrice).toBe("2531.84");
 });
 // 0.5 × 2531.84 = 1265.92. 100 / 2531.84 = 0.03949… → 0.0394 (truncated), worth
 // 0.0394 × 2531.84 = 99.754496 → $99.75 on the warning. 0.01 / 2531.84 → 0 (truncated).
-
-const sendButton = (page: Page) => page.getByRole("button", { name: "Send ETH", exact: true });
-const warning = (page: Page) => page.getByRole("dialog", { name: "Check before you send" });
-const address = (page: Page) => page.getByLabel("Receiver address", { exact: true });
-const coinAmount = (page: Page) => page.getByLabel("Amount in ETH", { exact: true });
-const fiatAmount = (page: Page) => page.getByLabel("Amount in USD", { exact: true });
 
 /** Confirm in the warning; answers the new send's id (from the 'Sent!' view's URL). */
 async function confirm(page: Page): Promise<string> {

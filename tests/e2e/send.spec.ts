@@ -1,6 +1,6 @@
-import { readFileSync } from "node:fs";
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, test as base } from "./fixtures";
+import { address, coinAmount, fiatAmount, RECEIVER, sendButton, snapshot, warning } from "./send-helpers";
 import { validateAddress } from "../../common/addresses";
 import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers";
 
@@ -16,26 +16,13 @@ const test = base.extend<{
   },
 });
 
-// A valid, EIP-55 checksummed ETH address (Trust Wallet wallet-core's test vector): never issued
-// to a wallet here, so it is always someone else's.
-const RECEIVER = "0x8f348F300873Fd5DA36950B2aC75a26584584feE";
-
-// The e2e server serves the shipped price snapshot (no internet): the figures below follow from it.
-const snapshot = JSON.parse(readFileSync("server/backend/feeds/snapshot-prices.json", "utf8")) as {
-  prices: Record<string, { lastPrice: string }>;
-};
+// The figures below follow from the price snapshot the e2e server serves.
 test.beforeAll(() => {
   expect(snapshot.prices.ETH?.lastPrice).toBe("2531.84");
 });
 // 0.5 × 2531.84 = 1265.92; 1.5 × 2531.84 = 3797.76; 100 / 2531.84 = 0.03949… → 0.0394 (truncated);
 // in EUR (rate 0.8686587908): 0.5 × 2531.84 × 0.8686587908 = 1099.646… → 1099.65.
 
-const sendButton = (page: Page) => page.getByRole("button", { name: "Send ETH", exact: true });
-const warning = (page: Page) => page.getByRole("dialog", { name: "Check before you send" });
-const address = (page: Page) => page.getByLabel("Receiver address", { exact: true });
-const coinAmount = (page: Page) => page.getByLabel("Amount in ETH", { exact: true });
-const fiatAmount = (page: Page, currency = "USD") =>
-  page.getByLabel(`Amount in ${currency}`, { exact: true });
 const balance = (page: Page) => page.locator(".wallet-balance");
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);
 

@@ -8,12 +8,12 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import type { APIRequestContext, BrowserContext } from "@playwright/test";
+import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
-import { ddmmyy, PLATFORM, recordSecret, uniqueEmail, type TestUser } from "./helpers";
+import { sendThroughApi } from "./send-helpers";
+import { ddmmyy, recordSecret, uniqueEmail } from "./helpers";
 
 const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
-const RECEIVER = "0x52908400098527886E0F7030069857D2E4169EE7";
 
 test.skip(
   ({ javaScriptEnabled }) => javaScriptEnabled !== false,
@@ -111,20 +111,6 @@ function expectReadable(dump: string, where: string) {
   expect(unnamed, `${where}: a button with no text`).toEqual([]);
   expect(dump, `${where}: links with no text`).not.toContain("Hidden links:");
   expect(gluedWords(dump), `${where}: words run together`).toEqual([]);
-}
-
-async function sendThroughApi(request: APIRequestContext, user: TestUser, walletId: string, amount: string) {
-  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
-    data: {
-      platform: PLATFORM,
-      email: user.email,
-      twelveWords: user.words.join(" "),
-      amount,
-      receiver_wallet_address: RECEIVER,
-      wallet_id: walletId,
-    },
-  });
-  expect(response.status()).toBe(200);
 }
 
 const PUBLIC_PAGES = [
