@@ -4,25 +4,14 @@
 // exit modals, the open ☰ menu, an issued wallet with its QR code and
 // transactions, the send form and its warning, an expanded transaction.
 import { expect, test } from "./fixtures";
-import { expectAccessible, jsEnabled, visit } from "./helpers";
+import { expectAccessible, jsEnabled, SITE_PAGES, visit } from "./helpers";
 
 const VIEWPORTS = {
   desktop: { width: 1280, height: 860 },
   phone: { width: 390, height: 844 },
 } as const;
 
-const PUBLIC_PAGES = [
-  "/",
-  "/?modal=contact",
-  "/login",
-  "/create-wallet",
-  "/restore-wallet",
-  "/how-it-works",
-  "/cookies",
-  "/terms-and-conditions",
-  "/privacy-policy",
-  "/about-us",
-] as const;
+const PUBLIC_PAGES = [...SITE_PAGES, "/?modal=contact"] as const;
 
 for (const [size, viewport] of Object.entries(VIEWPORTS)) {
   test.describe(`every page passes axe (${size})`, () => {

@@ -2,18 +2,10 @@
 // page renders (and, with scripts, hydrates) under it, and the browser reports
 // no violation while a user visits every page, logs in and requests a wallet.
 import { expect, test, type Page } from "@playwright/test";
-import { createUser, jsEnabled, login, visit, waitForReady } from "./helpers";
+import { createUser, jsEnabled, login, SITE_PAGES, visit, waitForReady } from "./helpers";
 
 const PUBLIC_PAGES = [
-  "/",
-  "/login",
-  "/create-wallet",
-  "/restore-wallet",
-  "/how-it-works",
-  "/cookies",
-  "/terms-and-conditions",
-  "/privacy-policy",
-  "/about-us",
+  ...SITE_PAGES,
   "/about-us?modal=contact&step=2",
   "/fast-login",
   "/no-such-page",

@@ -16,6 +16,19 @@ import { request as httpRequest } from "node:http";
 
 export const PLATFORM = "CK";
 
+/** The public site's pages: the landing page, the account forms and the informational pages. */
+export const SITE_PAGES = [
+  "/",
+  "/login",
+  "/create-wallet",
+  "/restore-wallet",
+  "/how-it-works",
+  "/cookies",
+  "/terms-and-conditions",
+  "/privacy-policy",
+  "/about-us",
+] as const;
+
 export interface TestUser {
   email: string;
   password: string;

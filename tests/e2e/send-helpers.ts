@@ -42,3 +42,12 @@ export const address = (page: Page) => page.getByLabel("Receiver address", { exa
 export const coinAmount = (page: Page) => page.getByLabel("Amount in ETH", { exact: true });
 export const fiatAmount = (page: Page, currency = "USD") =>
   page.getByLabel(`Amount in ${currency}`, { exact: true });
+
+/** Confirm in the warning; answers the new send's id (from the 'Sent!' view's URL). */
+export async function confirm(page: Page): Promise<string> {
+  await warning(page).getByRole("button", { name: "Confirm" }).click();
+  await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+  const id = new URL(page.url()).searchParams.get("sent");
+  expect(id).toBeTruthy();
+  return id ?? "";
+}

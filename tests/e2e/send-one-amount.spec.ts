@@ -2,9 +2,17 @@
 // answer 'Please fill out all fields.' (the holder had to find 'Convert'). Now the review press
 // fills in the other amount on the server, from the price shown, and opens the risk warning with
 // both; Confirm sends what the warning showed. With scripts the fields stay in sync as you type.
-import type { Page } from "@playwright/test";
 import { expect, test as base } from "./fixtures";
-import { address, coinAmount, fiatAmount, RECEIVER, sendButton, snapshot, warning } from "./send-helpers";
+import {
+  address,
+  coinAmount,
+  confirm,
+  fiatAmount,
+  RECEIVER,
+  sendButton,
+  snapshot,
+  warning,
+} from "./send-helpers";
 import { expectAccessible, visit } from "./helpers";
 
 const test = base.extend<{
@@ -25,15 +33,6 @@ test.beforeAll(() => {
 });
 // 0.5 × 2531.84 = 1265.92. 100 / 2531.84 = 0.03949… → 0.0394 (truncated), worth
 // 0.0394 × 2531.84 = 99.754496 → $99.75 on the warning. 0.01 / 2531.84 → 0 (truncated).
-
-/** Confirm in the warning; answers the new send's id (from the 'Sent!' view's URL). */
-async function confirm(page: Page): Promise<string> {
-  await warning(page).getByRole("button", { name: "Confirm" }).click();
-  await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
-  const id = new URL(page.url()).searchParams.get("sent");
-  expect(id).toBeTruthy();
-  return id ?? "";
-}
 
 test.describe("send without scripts, one amount typed", () => {
   test.skip(

@@ -1,6 +1,15 @@
 import type { Page, TestInfo } from "@playwright/test";
 import { expect, test as base } from "./fixtures";
-import { address, coinAmount, fiatAmount, RECEIVER, sendButton, snapshot, warning } from "./send-helpers";
+import {
+  address,
+  coinAmount,
+  confirm,
+  fiatAmount,
+  RECEIVER,
+  sendButton,
+  snapshot,
+  warning,
+} from "./send-helpers";
 import { validateAddress } from "../../common/addresses";
 import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers";
 
@@ -47,15 +56,6 @@ async function fillForm(page: Page, testInfo: TestInfo, to: string, amount: stri
 async function review(page: Page) {
   await sendButton(page).click();
   await expect(warning(page)).toBeVisible();
-}
-
-/** Confirm in the warning; answers the new send's id (from the 'Sent!' view's URL). */
-async function confirm(page: Page): Promise<string> {
-  await warning(page).getByRole("button", { name: "Confirm" }).click();
-  await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
-  const id = new URL(page.url()).searchParams.get("sent");
-  expect(id).toBeTruthy();
-  return id ?? "";
 }
 
 async function sendOnce(page: Page, testInfo: TestInfo, amount: string, to = RECEIVER): Promise<string> {

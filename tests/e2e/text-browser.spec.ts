@@ -11,7 +11,7 @@ import path from "node:path";
 import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures";
 import { sendThroughApi } from "./send-helpers";
-import { ddmmyy, recordSecret, uniqueEmail } from "./helpers";
+import { ddmmyy, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers";
 
 const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
 
@@ -113,19 +113,7 @@ function expectReadable(dump: string, where: string) {
   expect(gluedWords(dump), `${where}: words run together`).toEqual([]);
 }
 
-const PUBLIC_PAGES = [
-  "/",
-  "/login",
-  "/create-wallet",
-  "/restore-wallet",
-  "/how-it-works",
-  "/cookies",
-  "/terms-and-conditions",
-  "/privacy-policy",
-  "/about-us",
-  "/?modal=contact",
-  "/?modal=contact&step=2",
-];
+const PUBLIC_PAGES = [...SITE_PAGES, "/?modal=contact", "/?modal=contact&step=2"];
 
 test("public pages read right in lynx: no honeypot, every control named, no words run together", async ({
   baseURL,
