@@ -1,5 +1,5 @@
 import { defineConfig } from "@playwright/test";
-import base from "./playwright.config";
+import base from "./playwright.config.ts";
 
 // `npm run screenshots`: the holder's screens at a desktop and a phone width,
 // with scripts on and off, into ./screenshots (not committed). The same e2e

@@ -1,16 +1,16 @@
 // The one way the web tier reaches the backend: the typed client, in-process
 // when the backend runs here, over HTTP when BACKEND_URL points elsewhere.
 import type { RouterContextProvider } from "react-router";
-import { memoize } from "../common/memo";
+import { memoize } from "../common/memo.ts";
 import {
   createHttpClient,
   createInProcessClient,
   type BackendClient,
   type BackendFailure,
-} from "./backend.server";
-import type { AppServices } from "./context";
-import { createInProcessPricesClient, createPricesClient, type PricesClient } from "./prices.server";
-import { services } from "./session.server";
+} from "./backend.server.ts";
+import type { AppServices } from "./context.ts";
+import { createInProcessPricesClient, createPricesClient, type PricesClient } from "./prices.server.ts";
+import { services } from "./session.server.ts";
 
 /**
  * The backend client for the request behind `context`, made once per request:

@@ -19,7 +19,7 @@ import {
   type CallAnswer,
   type CallInput,
   type CallName,
-} from "../common/contract/calls";
+} from "../common/contract/calls.ts";
 import type {
   BackendClient,
   BackendNetworkFailure,
@@ -28,10 +28,10 @@ import type {
   BackendServices,
   Caller,
   Principal,
-} from "../common/contract/client";
-import { isRefusalCode, refusal, type Refusal } from "../common/contract/refusals";
-import { currentRequest } from "../common/log";
-import { exchange } from "./lib/exchange.server";
+} from "../common/contract/client.ts";
+import { isRefusalCode, refusal, type Refusal } from "../common/contract/refusals.ts";
+import { currentRequest } from "../common/log.ts";
+import { exchange } from "./lib/exchange.server.ts";
 
 export type {
   BackendClient,
@@ -39,7 +39,7 @@ export type {
   BackendNetworkFailure,
   BackendRejected,
   BackendResult,
-} from "../common/contract/client";
+} from "../common/contract/client.ts";
 export type {
   ChangePasswordData,
   CheckLoggedInData,
@@ -55,7 +55,7 @@ export type {
   RequestTransactionData,
   RequestTransactionInput,
   RequestWalletData,
-} from "../common/contract/calls";
+} from "../common/contract/calls.ts";
 
 export interface HttpClientOptions {
   /** e.g. "http://127.0.0.1:3000/api" */

@@ -2,8 +2,8 @@
 // configuration, how to reach the backend, and where sessions are kept.
 // The web tier never opens the database itself; the host injects the store.
 import { createContext, type RouterContextProvider } from "react-router";
-import type { BackendServices } from "../common/contract/client";
-import type { PricesServices } from "../common/contract/prices";
+import type { BackendServices } from "../common/contract/client.ts";
+import type { PricesServices } from "../common/contract/prices.ts";
 
 export interface WebConfig {
   platform: string;

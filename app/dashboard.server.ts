@@ -4,8 +4,8 @@
 // The change of the total is money on screen: exact decimals (common/decimal),
 // with every division's rounding stated (record 023). A sparkline is drawing
 // data: floats are fine there, it is never added to anything.
-import { add, divide, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal";
-import { SPARKLINE_HEIGHT, SPARKLINE_WIDTH, type Sparkline } from "./components/sparkline";
+import { add, divide, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal.ts";
+import { SPARKLINE_HEIGHT, SPARKLINE_WIDTH, type Sparkline } from "./components/sparkline.tsx";
 
 export type { Sparkline };
 

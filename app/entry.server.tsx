@@ -3,11 +3,11 @@ import { createGzip } from "node:zlib";
 import { createReadableStreamFromReadable } from "@react-router/node";
 import { renderToPipeableStream } from "react-dom/server";
 import { ServerRouter, type EntryContext, type RouterContextProvider } from "react-router";
-import { log } from "../common/log";
-import { nonceContext } from "./context";
+import { log } from "../common/log.ts";
+import { nonceContext } from "./context.ts";
 
 // The host sets the services and the CSP nonce on these very context keys (see server/host/host.ts).
-export { nonceContext, servicesContext } from "./context";
+export { nonceContext, servicesContext } from "./context.ts";
 
 export const streamTimeout = 5_000;
 

@@ -5,10 +5,10 @@ import type { SubmissionResult } from "@conform-to/react";
 import { data, redirect, type RouterContextProvider } from "react-router";
 import { CSRF, CSRFError } from "remix-utils/csrf/server";
 import { Honeypot, SpamError } from "remix-utils/honeypot/server";
-import { memoize } from "../common/memo";
-import type { AppServices } from "./context";
-import { commitSession, services, type AppSession, type FlashData } from "./session.server";
-import { createSignedCookie } from "./signed-cookie.server";
+import { memoize } from "../common/memo.ts";
+import type { AppServices } from "./context.ts";
+import { commitSession, services, type AppSession, type FlashData } from "./session.server.ts";
+import { createSignedCookie } from "./signed-cookie.server.ts";
 
 const HONEYPOT_FIELD_NAME = "ck_name__confirm";
 /** One CSRF checker per host's services. */

@@ -10,8 +10,8 @@
 // check out is dropped on its own; a missing USDT entry is added (price 1,
 // change 0), as the spec asks of this client.
 import { z } from "zod";
-import { COINS, type Ticker } from "../common/coins";
-import { USDT_USD_PRICE } from "../common/contract/amounts";
+import { COINS, type Ticker } from "../common/coins.ts";
+import { USDT_USD_PRICE } from "../common/contract/amounts.ts";
 import {
   cryptoPriceEntry,
   cryptoPricesAnswer,
@@ -21,9 +21,9 @@ import {
   type CryptoPriceEntry,
   type CurrenciesData,
   type PricesServices,
-} from "../common/contract/prices";
-import { log } from "../common/log";
-import { exchange } from "./lib/exchange.server";
+} from "../common/contract/prices.ts";
+import { log } from "../common/log.ts";
+import { exchange } from "./lib/exchange.server.ts";
 
 export type { CryptoPriceEntry, CurrenciesData };
 

@@ -14,10 +14,10 @@ import {
 import { AuthenticityTokenProvider } from "remix-utils/csrf/react";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
-import { HoneypotProvider } from "./components/honeypot";
-import { Toasts, type Toast } from "./components/toasts";
-import { csrfFor, honeypotFor, maskToken } from "./forms.server";
-import { commitSession, getSession, services, type FlashData } from "./session.server";
+import { HoneypotProvider } from "./components/honeypot.tsx";
+import { Toasts, type Toast } from "./components/toasts.tsx";
+import { csrfFor, honeypotFor, maskToken } from "./forms.server.ts";
+import { commitSession, getSession, services, type FlashData } from "./session.server.ts";
 
 // zod reaches the browser only with a form's checks, configured there (app/forms/z.ts).
 

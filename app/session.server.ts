@@ -10,7 +10,7 @@
 // its reconnections, record 033); its 60 s data refresh runs only
 // while the user touches the page: a tab left open still times out.
 import type { SubmissionResult } from "@conform-to/react";
-import { memoize } from "../common/memo";
+import { memoize } from "../common/memo.ts";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
   createSession,
@@ -21,8 +21,8 @@ import {
   type Session,
   type SessionStorage,
 } from "react-router";
-import { servicesContext, type AppServices } from "./context";
-import { createSignedCookie } from "./signed-cookie.server";
+import { servicesContext, type AppServices } from "./context.ts";
+import { createSignedCookie } from "./signed-cookie.server.ts";
 
 export interface SignedInUser {
   email: string;

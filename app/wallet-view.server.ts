@@ -2,16 +2,16 @@
 // balances, prices and values, the total, the display currency. One call to
 // the backend (call 4) and two to the prices service (prices, rates).
 import { redirect, type RouterContextProvider } from "react-router";
-import { COINS, TICKERS, type Ticker } from "../common/coins";
-import { USDT_USD_PRICE } from "../common/contract/amounts";
-import { NOT_ADDED_YET } from "../common/literals";
-import { backend, prices } from "./api.server";
-import type { ClientBalancesData } from "./backend.server";
-import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal";
-import { totalChange24h, type TotalChange } from "./dashboard.server";
-import { isCurrency, type Currency } from "./lib/format";
-import { log } from "../common/log";
-import { destroySession, requireUser, type SignedInUser } from "./session.server";
+import { COINS, TICKERS, type Ticker } from "../common/coins.ts";
+import { USDT_USD_PRICE } from "../common/contract/amounts.ts";
+import { NOT_ADDED_YET } from "../common/literals.ts";
+import { backend, prices } from "./api.server.ts";
+import type { ClientBalancesData } from "./backend.server.ts";
+import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal.ts";
+import { totalChange24h, type TotalChange } from "./dashboard.server.ts";
+import { isCurrency, type Currency } from "./lib/format.ts";
+import { log } from "../common/log.ts";
+import { destroySession, requireUser, type SignedInUser } from "./session.server.ts";
 
 /** Prices older than this are flagged as stale on the page. */
 const STALE_AFTER_MS = 10 * 60_000;

@@ -3,8 +3,8 @@
 // (the spec's icons to /home, the exchange and /history) and the second is the ☰ menu (the
 // spec's Support, Notifications, Security and Exit). A page without CSS lists each link once.
 import { Link, NavLink } from "react-router";
-import { BellIcon, BuyIcon, ExitIcon, HistoryIcon, ShieldIcon, SupportIcon, WalletIcon } from "./icons";
-import { prepareSupportModal } from "./lazy-support-modal";
+import { BellIcon, BuyIcon, ExitIcon, HistoryIcon, ShieldIcon, SupportIcon, WalletIcon } from "./icons.tsx";
+import { prepareSupportModal } from "./lazy-support-modal.ts";
 
 type Icon = (props: { className?: string }) => React.JSX.Element;
 

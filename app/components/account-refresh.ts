@@ -3,8 +3,8 @@
 // when the live-event stream says so, and a reload when the stream reports a change.
 import { useEffect, useRef, useState } from "react";
 import { useFetcher, useFetchers, useLocation, useNavigation, useRevalidator } from "react-router";
-import { OPEN_MESSAGE_INTENT } from "./notification-list";
-import { useLiveEvents } from "./use-live-events";
+import { OPEN_MESSAGE_INTENT } from "./notification-list.tsx";
+import { useLiveEvents } from "./use-live-events.ts";
 
 /** What counts as the user touching the page (not merely having it open). */
 const INTERACTIONS = ["pointerdown", "keydown", "wheel", "touchstart", "scroll", "input"] as const;

@@ -1,7 +1,7 @@
 // The signed-in shell's total and currency picker, drawn once (issue 24).
 import { Form, useLocation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { multiply, ZERO } from "../../common/decimal";
+import { multiply, ZERO } from "../../common/decimal.ts";
 import {
   CURRENCIES,
   currencySymbol,
@@ -9,9 +9,9 @@ import {
   formatFiatChange,
   formatTotal,
   parseDecimal,
-} from "../lib/format";
-import type { WalletView } from "../wallet-view.server";
-import { useDisclosure } from "./use-disclosure";
+} from "../lib/format.ts";
+import type { WalletView } from "../wallet-view.server.ts";
+import { useDisclosure } from "./use-disclosure.ts";
 
 /**
  * The total, once. The markup holds the figure as the spec shows it on a wide

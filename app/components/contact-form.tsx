@@ -1,14 +1,14 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps, type FieldMetadata } from "./form-state";
+import { getFormProps, type FieldMetadata } from "./form-state.ts";
 import { Fragment, useState } from "react";
 import { useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotFields } from "./honeypot";
-import { MAX_COMMENT } from "../../common/support-texts";
-import { useAutoHide } from "./auto-hide";
-import { FieldErrors } from "./field";
-import { useHydrated } from "./hydrated";
-import { useValidatedForm } from "./use-validated-form";
+import { HoneypotFields } from "./honeypot.tsx";
+import { MAX_COMMENT } from "../../common/support-texts.ts";
+import { useAutoHide } from "./auto-hide.ts";
+import { FieldErrors } from "./field.tsx";
+import { useHydrated } from "./hydrated.ts";
+import { useValidatedForm } from "./use-validated-form.ts";
 
 /** Spec section 8: any unsuccessful answer. */
 export const CONTACT_FAILED = "Something went wrong";
@@ -44,7 +44,7 @@ export function ContactForm({
   const hydrated = useHydrated();
   const [form, fields] = useValidatedForm(
     id,
-    () => import("../forms/support").then((m) => m.contactFormSchema),
+    () => import("../forms/support.ts").then((m) => m.contactFormSchema),
     fetcher.data?.result ?? lastResult,
   );
   const formProps = getFormProps(form);

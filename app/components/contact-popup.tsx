@@ -1,9 +1,9 @@
 import { Form, Link, useLocation } from "react-router";
-import { ContactForm } from "./contact-form";
-import { useFlashedReply } from "./form-reply";
-import { useHydrated } from "./hydrated";
-import { CloseIcon } from "./icons";
-import { Modal } from "./modal";
+import { ContactForm } from "./contact-form.tsx";
+import { useFlashedReply } from "./form-reply.ts";
+import { useHydrated } from "./hydrated.ts";
+import { CloseIcon } from "./icons.tsx";
+import { Modal } from "./modal.tsx";
 
 // The public contact popup (spec sections 2 and 4): step 1 the support
 // address and 'Send message', step 2 the form, step 3 'Message sent!'.

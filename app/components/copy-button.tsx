@@ -1,7 +1,7 @@
 import { useEffect, useState } from "react";
-import { useHydrated } from "./hydrated";
-import { CopyIcon } from "./icons";
-import { showToast } from "./toasts";
+import { useHydrated } from "./hydrated.ts";
+import { CopyIcon } from "./icons.tsx";
+import { showToast } from "./toasts.tsx";
 
 /** Copies `text` on `copy()`; `copied` is true for 2 s after (and a toast is raised when asked). */
 export function useCopy(text: string, toast: string | undefined) {

@@ -1,7 +1,7 @@
 // Spec: 'Are you sure you want to exit?' with Yes (logs out) and No; a click outside closes it.
 import { Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { Modal, useCloseUrl } from "./modal";
+import { Modal, useCloseUrl } from "./modal.tsx";
 
 export function ExitModal() {
   const closeUrl = useCloseUrl();

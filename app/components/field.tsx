@@ -1,6 +1,6 @@
-import type { FieldMetadata } from "./form-state";
+import type { FieldMetadata } from "./form-state.ts";
 import type { InputHTMLAttributes } from "react";
-import { useAutoHide } from "./auto-hide";
+import { useAutoHide } from "./auto-hide.ts";
 
 type InputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "name" | "id" | "defaultValue" | "form">;
 

@@ -1,6 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useRouteLoaderData } from "react-router";
-import type { loader as rootLoader } from "../root";
+import type { loader as rootLoader } from "../root.tsx";
 
 /**
  * The reply to a refused form that was posted without scripts (the contact

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from "react-router";
-import type { loader as publicLayoutLoader } from "../routes/public-layout";
+import type { loader as publicLayoutLoader } from "../routes/public-layout.tsx";
 
 /** The legal facts the public layout loads from configuration. */
 export interface LegalFacts {

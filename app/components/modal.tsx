@@ -1,5 +1,5 @@
 import { Link, useLocation, useNavigate } from "react-router";
-import { useDialog } from "./use-dialog";
+import { useDialog } from "./use-dialog.ts";
 
 /** A path and query with the `modal` search parameter removed: the page under the modal. */
 export function withoutModal({ pathname, search }: { pathname: string; search: string }): string {

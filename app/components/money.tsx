@@ -1,5 +1,5 @@
-import { multiply, parseDecimal } from "../../common/decimal";
-import { formatChange, formatFiat } from "../lib/format";
+import { multiply, parseDecimal } from "../../common/decimal.ts";
+import { formatChange, formatFiat } from "../lib/format.ts";
 
 /** A USD amount shown in the display currency (USD × multiplier), 2 decimals. */
 export function fiat(usd: string | null | undefined, currency: string, multiplier: string): string {

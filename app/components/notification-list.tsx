@@ -1,10 +1,10 @@
 import { useEffect } from "react";
 import { Form, useFetcher } from "react-router";
 import { AuthenticityTokenInput, useAuthenticityToken } from "remix-utils/csrf/react";
-import type { ClientBalancesData } from "../backend.server";
-import { formatDate } from "../lib/format";
-import { useHydrated } from "./hydrated";
-import { showToast } from "./toasts";
+import type { ClientBalancesData } from "../backend.server.ts";
+import { formatDate } from "../lib/format.ts";
+import { useHydrated } from "./hydrated.ts";
+import { showToast } from "./toasts.tsx";
 
 /** A compliance message as call 4 answers it. */
 export type MessageItem = ClientBalancesData["messages"][number];

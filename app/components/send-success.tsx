@@ -1,6 +1,6 @@
 import { useEffect, useRef } from "react";
 import { Link } from "react-router";
-import { CopyButton } from "./copy-button";
+import { CopyButton } from "./copy-button.tsx";
 
 /**
  * Step 2 of the send flow: 'Sent!' with the amount and ticker, shown at

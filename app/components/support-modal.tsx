@@ -1,16 +1,16 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps, type FieldMetadata } from "./form-state";
+import { getFormProps, type FieldMetadata } from "./form-state.ts";
 import { type ChangeEvent } from "react";
 import { Link, useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { onlyPhoneCharacters } from "../../common/support-texts";
-import { useAutoHide } from "./auto-hide";
-import { Field, FieldErrors, FormErrors } from "./field";
-import { CloseIcon } from "./icons";
-import { useFlashedReply } from "./form-reply";
-import { useHydrated } from "./hydrated";
-import { Modal, useCloseUrl } from "./modal";
-import { useValidatedForm } from "./use-validated-form";
+import { onlyPhoneCharacters } from "../../common/support-texts.ts";
+import { useAutoHide } from "./auto-hide.ts";
+import { Field, FieldErrors, FormErrors } from "./field.tsx";
+import { CloseIcon } from "./icons.tsx";
+import { useFlashedReply } from "./form-reply.ts";
+import { useHydrated } from "./hydrated.ts";
+import { Modal, useCloseUrl } from "./modal.tsx";
+import { useValidatedForm } from "./use-validated-form.ts";
 
 /** What /support answers a post it refuses (with status 400, 429 or 502). */
 export interface SupportActionData {
@@ -105,7 +105,7 @@ function SupportForm({
   const lastResult = fetcher.data && "result" in fetcher.data ? fetcher.data.result : result;
   const [form, fields] = useValidatedForm(
     "support",
-    () => import("../forms/support").then((m) => m.supportFormSchema),
+    () => import("../forms/support.ts").then((m) => m.supportFormSchema),
     lastResult,
   );
   const pending = fetcher.state !== "idle";

@@ -1,11 +1,11 @@
-import { coinFor } from "../../common/coins";
-import { INCOMING_TRANSACTION } from "../../common/literals";
-import type { ClientBalancesData } from "../backend.server";
-import { parseDecimal } from "../../common/decimal";
-import { formatDate, formatListAmount, shortenAddress } from "../lib/format";
-import { fiat } from "./money";
-import { useCopy } from "./copy-button";
-import { useHydrated } from "./hydrated";
+import { coinFor } from "../../common/coins.ts";
+import { INCOMING_TRANSACTION } from "../../common/literals.ts";
+import type { ClientBalancesData } from "../backend.server.ts";
+import { parseDecimal } from "../../common/decimal.ts";
+import { formatDate, formatListAmount, shortenAddress } from "../lib/format.ts";
+import { fiat } from "./money.tsx";
+import { useCopy } from "./copy-button.tsx";
+import { useHydrated } from "./hydrated.ts";
 
 /** A transaction as call 4 answers it. */
 export type TransactionItem = ClientBalancesData["transactions"][number];

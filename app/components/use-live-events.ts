@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from "react";
-import type { LiveEventKind } from "../context";
+import type { LiveEventKind } from "../context.ts";
 
 /** What the stream says changed; "ready" (sent first) and "ping" only keep it alive. */
 const KINDS = [

@@ -1,7 +1,7 @@
 import type { Submission, SubmissionResult } from "@conform-to/react";
 import { useEffect, useState } from "react";
 import type { z } from "zod";
-import { useForm, type Validate as FormValidate } from "./form-state";
+import { useForm, type Validate as FormValidate } from "./form-state.ts";
 
 /** What a form is checked with in the browser: conform's submission for the form data. */
 type Validate<Schema extends z.ZodType> = (
@@ -27,7 +27,7 @@ export function useLazyValidation<Schema extends z.ZodType>(
       if (started) return;
       started = true;
       remove();
-      void Promise.all([import("../forms/parse"), load()]).then(([{ parseWithZod }, schema]) => {
+      void Promise.all([import("../forms/parse.ts"), load()]).then(([{ parseWithZod }, schema]) => {
         if (cancelled) return;
         setValidate(
           () => (formData: FormData) =>

@@ -1,5 +1,5 @@
 import { useRouteLoaderData } from "react-router";
-import type { WalletView } from "../wallet-view.server";
+import type { WalletView } from "../wallet-view.server.ts";
 
 /** The signed-in shell's data (coins, total, currency), for the pages inside it. */
 export function useWalletView(): WalletView {

@@ -1,6 +1,6 @@
 // The create-wallet form's schema (server always; the browser loads it on first use, record 034).
-import { samePassword } from "../../common/passwords";
-import { z } from "./z";
+import { samePassword } from "../../common/passwords.ts";
+import { z } from "./z.ts";
 
 // Spec section 5: all fields required; the e-mail valid; the passwords equal.
 export const createWalletSchema = z

@@ -1,5 +1,5 @@
 // The log-in form's schema (server always; the browser loads it on first use, record 034).
-import { z } from "./z";
+import { z } from "./z.ts";
 
 export const loginSchema = z.object({
   email: z.string({ error: "Required" }).trim().min(1, "Required"),

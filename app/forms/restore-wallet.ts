@@ -1,7 +1,7 @@
 // The restore forms' schemas (server always; the browser loads them on first use, record 034).
-import { samePassword } from "../../common/passwords";
-import { WORD_FIELDS, type WordField } from "./words";
-import { z } from "./z";
+import { samePassword } from "../../common/passwords.ts";
+import { WORD_FIELDS, type WordField } from "./words.ts";
+import { z } from "./z.ts";
 
 export const emailSchema = z.object({
   email: z.email({ error: "Please enter a valid email." }).trim(),

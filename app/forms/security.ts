@@ -1,5 +1,5 @@
 // The security page's schema (server always; the browser loads it on first use, record 034).
-import { z } from "./z";
+import { z } from "./z.ts";
 
 const NOT_TICKED = "Please tick the box to confirm you have read the important note.";
 

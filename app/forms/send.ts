@@ -1,16 +1,16 @@
 // The send form's schemas (zod): on the server always, and in the browser as an
 // enhancement loaded when the form is first used (record 034), so zod is not
 // part of any page's first load. The rules themselves live in send.ts.
-import { z } from "./z";
+import { z } from "./z.ts";
 import {
   DESTINATION_TAG_XRP_ONLY,
   parseDestinationTag,
   resolveDestination,
   type UsdtNetwork,
-} from "../../common/addresses";
-import type { Ticker } from "../../common/coins";
-import { AMOUNT_FORMAT } from "../../common/contract/amounts";
-import { isPositive, type Decimal } from "../../common/decimal";
+} from "../../common/addresses.ts";
+import type { Ticker } from "../../common/coins.ts";
+import { AMOUNT_FORMAT } from "../../common/contract/amounts.ts";
+import { isPositive, type Decimal } from "../../common/decimal.ts";
 import {
   AMOUNT_POSITIVE,
   FILL_OUT_ALL_FIELDS,
@@ -18,7 +18,7 @@ import {
   truncate4,
   type SendErrors,
   type SendValues,
-} from "../send";
+} from "../send.ts";
 
 /** What the server reads of a typed value: at most this many characters. */
 const TYPED_MAX = 256;

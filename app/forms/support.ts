@@ -2,6 +2,6 @@
 // use (record 034). "./z" comes first: it configures zod before the schemas
 // in support-message.ts are built.
 // Listed first: modules are evaluated in the order they are requested.
-export { z } from "./z";
+export { z } from "./z.ts";
 
-export { contactFormSchema, supportFormSchema } from "../../common/support-message";
+export { contactFormSchema, supportFormSchema } from "../../common/support-message.ts";

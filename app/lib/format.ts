@@ -1,5 +1,5 @@
 // The spec's number, date and address formats (section 9), in one place.
-import { compare, isPositive, parseDecimal, round, toFixed, type Decimal } from "../../common/decimal";
+import { compare, isPositive, parseDecimal, round, toFixed, type Decimal } from "../../common/decimal.ts";
 
 export const CURRENCIES = ["USD", "EUR", "GBP", "CAD"] as const;
 export type Currency = (typeof CURRENCIES)[number];

@@ -1,6 +1,6 @@
 import { Link, useLocation } from "react-router";
-import { contactOpenUrl } from "../components/contact-popup";
-import { CompanyFacts, InfoPage, InfoSection, useLegalFacts } from "../components/info-page";
+import { contactOpenUrl } from "../components/contact-popup.tsx";
+import { CompanyFacts, InfoPage, InfoSection, useLegalFacts } from "../components/info-page.tsx";
 
 export function meta() {
   return [

@@ -1,13 +1,13 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { redirect } from "react-router";
-import { backend, limitedAnswer } from "../api.server";
-import { contactFormSchema } from "../../common/support-message";
-import { CONTACT_FAILED, type ContactActionData } from "../components/contact-form";
-import { contactCloseUrl, contactStepUrl } from "../components/contact-popup";
-import { checkHoneypot, readForm, refusePopupForm } from "../forms.server";
-import { safeLocalUrl } from "../lib/safe-redirect";
-import { requireAnonymous } from "../session.server";
+import { backend, limitedAnswer } from "../api.server.ts";
+import { contactFormSchema } from "../../common/support-message.ts";
+import { CONTACT_FAILED, type ContactActionData } from "../components/contact-form.tsx";
+import { contactCloseUrl, contactStepUrl } from "../components/contact-popup.tsx";
+import { checkHoneypot, readForm, refusePopupForm } from "../forms.server.ts";
+import { safeLocalUrl } from "../lib/safe-redirect.ts";
+import { requireAnonymous } from "../session.server.ts";
 import type { Route } from "./+types/contact";
 
 // Where the public contact form posts, from the popup on any public page; not

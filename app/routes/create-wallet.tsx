@@ -1,19 +1,19 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps } from "../components/form-state";
+import { getFormProps } from "../components/form-state.ts";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotFields } from "../components/honeypot";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { CopyButton } from "../components/copy-button";
-import { Field, FormErrors } from "../components/field";
-import { ArrowLeftIcon } from "../components/icons";
-import { PhraseGrid } from "../components/phrase-grid";
-import { SubmitButton } from "../components/submit-button";
-import { useValidatedForm } from "../components/use-validated-form";
-import { createWalletSchema } from "../forms/create-wallet";
-import { checkHoneypot, readForm } from "../forms.server";
-import { commitRotatedSession, requireAnonymous, startUserSession } from "../session.server";
+import { HoneypotFields } from "../components/honeypot.tsx";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { CopyButton } from "../components/copy-button.tsx";
+import { Field, FormErrors } from "../components/field.tsx";
+import { ArrowLeftIcon } from "../components/icons.tsx";
+import { PhraseGrid } from "../components/phrase-grid.tsx";
+import { SubmitButton } from "../components/submit-button.tsx";
+import { useValidatedForm } from "../components/use-validated-form.ts";
+import { createWalletSchema } from "../forms/create-wallet.ts";
+import { checkHoneypot, readForm } from "../forms.server.ts";
+import { commitRotatedSession, requireAnonymous, startUserSession } from "../session.server.ts";
 import type { Route } from "./+types/create-wallet";
 
 // Shows (or echoes back) a 12-word phrase: never compressed (record 035).
@@ -97,7 +97,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
   const [form, fields] = useValidatedForm(
     "create-wallet",
-    () => import("../forms/create-wallet").then((m) => m.createWalletSchema),
+    () => import("../forms/create-wallet.ts").then((m) => m.createWalletSchema),
     result,
   );
   return (

@@ -1,8 +1,8 @@
 import { data, redirect } from "react-router";
-import { readForm } from "../forms.server";
-import { isCurrency } from "../lib/format";
-import { safeRedirect } from "../lib/safe-redirect";
-import { commitSession, requireUser } from "../session.server";
+import { readForm } from "../forms.server.ts";
+import { isCurrency } from "../lib/format.ts";
+import { safeRedirect } from "../lib/safe-redirect.ts";
+import { commitSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/currency";
 
 // Choosing a currency sets the preferred currency (spec section 4, currency picker).

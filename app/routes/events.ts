@@ -1,7 +1,7 @@
 import { redirect } from "react-router";
 import { eventStream } from "remix-utils/sse/server";
-import type { LiveEvent } from "../context";
-import { liveSession, services } from "../session.server";
+import type { LiveEvent } from "../context.ts";
+import { liveSession, services } from "../session.server.ts";
 import type { Route } from "./+types/events";
 
 /** A comment-like event every 25 s keeps proxies and load balancers from closing a quiet stream. */

@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { signIn } from "../auth.server";
-import { getUser, services } from "../session.server";
+import { signIn } from "../auth.server.ts";
+import { getUser, services } from "../session.server.ts";
 import type { Route } from "./+types/fast-login";
 
 // /fast-login?email=…&password=… logs in at once (spec, section 2). Whatever

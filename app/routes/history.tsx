@@ -1,8 +1,8 @@
 import { Link } from "react-router";
-import { backend, transactionsBefore } from "../api.server";
-import { TransactionList } from "../components/transactions";
-import { useWalletView } from "../components/use-wallet-view";
-import { requireUser } from "../session.server";
+import { backend, transactionsBefore } from "../api.server.ts";
+import { TransactionList } from "../components/transactions.tsx";
+import { useWalletView } from "../components/use-wallet-view.ts";
+import { requireUser } from "../session.server.ts";
 import type { Route } from "./+types/history";
 
 const PAGE_SIZE = 50;

@@ -1,14 +1,14 @@
 import { useState } from "react";
 import { Form, Link, useSearchParams } from "react-router";
-import { CoinIcon } from "../components/coin-icon";
-import { Change, fiat } from "../components/money";
-import { useHydrated } from "../components/hydrated";
-import { useWalletView } from "../components/use-wallet-view";
-import { formatListBalance, parseDecimal } from "../lib/format";
-import { TICKERS } from "../../common/coins";
-import { SparklineCell } from "../components/sparkline";
-import { sparklineOf, type Sparkline } from "../dashboard.server";
-import { loadWalletView, type CoinRow } from "../wallet-view.server";
+import { CoinIcon } from "../components/coin-icon.tsx";
+import { Change, fiat } from "../components/money.tsx";
+import { useHydrated } from "../components/hydrated.ts";
+import { useWalletView } from "../components/use-wallet-view.ts";
+import { formatListBalance, parseDecimal } from "../lib/format.ts";
+import { TICKERS } from "../../common/coins.ts";
+import { SparklineCell } from "../components/sparkline.tsx";
+import { sparklineOf, type Sparkline } from "../dashboard.server.ts";
+import { loadWalletView, type CoinRow } from "../wallet-view.server.ts";
 import type { Route } from "./+types/home";
 
 /** Each coin's 7-day sparkline, drawn here on the server (the layout's load, shared within the request). */

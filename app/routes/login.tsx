@@ -1,15 +1,15 @@
-import { getFormProps } from "../components/form-state";
+import { getFormProps } from "../components/form-state.ts";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotFields } from "../components/honeypot";
-import { limitedAnswer, retryAfterOf } from "../api.server";
-import { signIn } from "../auth.server";
-import { Field, FormErrors } from "../components/field";
-import { SubmitButton } from "../components/submit-button";
-import { useValidatedForm } from "../components/use-validated-form";
-import { loginSchema } from "../forms/login";
-import { checkHoneypot, readForm } from "../forms.server";
+import { HoneypotFields } from "../components/honeypot.tsx";
+import { limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { signIn } from "../auth.server.ts";
+import { Field, FormErrors } from "../components/field.tsx";
+import { SubmitButton } from "../components/submit-button.tsx";
+import { useValidatedForm } from "../components/use-validated-form.ts";
+import { loginSchema } from "../forms/login.ts";
+import { checkHoneypot, readForm } from "../forms.server.ts";
 import type { Route } from "./+types/login";
 
 export function meta() {
@@ -54,7 +54,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Login({ actionData }: Route.ComponentProps) {
   const [form, fields] = useValidatedForm(
     "login",
-    () => import("../forms/login").then((m) => m.loginSchema),
+    () => import("../forms/login.ts").then((m) => m.loginSchema),
     actionData?.result,
   );
   return (

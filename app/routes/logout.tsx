@@ -1,6 +1,6 @@
 import { redirect } from "react-router";
-import { readForm } from "../forms.server";
-import { destroySession, getSession } from "../session.server";
+import { readForm } from "../forms.server.ts";
+import { destroySession, getSession } from "../session.server.ts";
 import type { Route } from "./+types/logout";
 
 export async function action({ request, context }: Route.ActionArgs) {

@@ -1,12 +1,12 @@
 import { data, redirect } from "react-router";
-import { backend } from "../api.server";
+import { backend } from "../api.server.ts";
 import {
   NotificationList,
   OPEN_MESSAGE_INTENT,
   type OpenMessageReply,
-} from "../components/notification-list";
-import { readForm } from "../forms.server";
-import { commitSession, requireUser } from "../session.server";
+} from "../components/notification-list.tsx";
+import { readForm } from "../forms.server.ts";
+import { commitSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/notifications";
 
 export function meta() {

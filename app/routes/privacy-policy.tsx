@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { CompanyFacts, InfoPage, InfoSection, useLegalFacts } from "../components/info-page";
+import { CompanyFacts, InfoPage, InfoSection, useLegalFacts } from "../components/info-page.tsx";
 
 export function meta() {
   return [

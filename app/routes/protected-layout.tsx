@@ -6,18 +6,18 @@ import {
   type LinksFunction,
   type ShouldRevalidateFunctionArgs,
 } from "react-router";
-import { useLiveUpdates, usePolling, useUnreadCount } from "../components/account-refresh";
-import { MENU_ITEMS, NavList, QUICK_LINKS, UnreadBadge } from "../components/account-nav";
-import { CurrencyPicker, Total } from "../components/account-summary";
-import { ExitModal } from "../components/exit-modal";
-import { CloseIcon, Logo, MenuIcon } from "../components/icons";
-import { SupportModal } from "../components/lazy-support-modal";
-import { useOpenUrl, withoutModal } from "../components/modal";
-import { useDisclosure } from "../components/use-disclosure";
-import { formatDateTime } from "../lib/format";
-import { backend } from "../api.server";
-import { services } from "../session.server";
-import { loadWalletView } from "../wallet-view.server";
+import { useLiveUpdates, usePolling, useUnreadCount } from "../components/account-refresh.ts";
+import { MENU_ITEMS, NavList, QUICK_LINKS, UnreadBadge } from "../components/account-nav.tsx";
+import { CurrencyPicker, Total } from "../components/account-summary.tsx";
+import { ExitModal } from "../components/exit-modal.tsx";
+import { CloseIcon, Logo, MenuIcon } from "../components/icons.tsx";
+import { SupportModal } from "../components/lazy-support-modal.ts";
+import { useOpenUrl, withoutModal } from "../components/modal.tsx";
+import { useDisclosure } from "../components/use-disclosure.ts";
+import { formatDateTime } from "../lib/format.ts";
+import { backend } from "../api.server.ts";
+import { services } from "../session.server.ts";
+import { loadWalletView } from "../wallet-view.server.ts";
 import accountStyles from "../styles/account.css?url";
 import type { Route } from "./+types/protected-layout";
 

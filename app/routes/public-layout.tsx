@@ -1,8 +1,13 @@
 import { Link, NavLink, Outlet, useLocation, type ShouldRevalidateFunctionArgs } from "react-router";
-import { ContactPopup, contactCloseUrl, contactIsOpen, contactOpenUrl } from "../components/contact-popup";
-import { useHydrated } from "../components/hydrated";
-import { Logo } from "../components/icons";
-import { requireAnonymous, services } from "../session.server";
+import {
+  ContactPopup,
+  contactCloseUrl,
+  contactIsOpen,
+  contactOpenUrl,
+} from "../components/contact-popup.tsx";
+import { useHydrated } from "../components/hydrated.ts";
+import { Logo } from "../components/icons.tsx";
+import { requireAnonymous, services } from "../session.server.ts";
 import infoStyles from "../styles/info.css?url";
 import type { Route } from "./+types/public-layout";
 

@@ -1,26 +1,26 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { useState } from "react";
-import { getFormProps } from "../components/form-state";
+import { getFormProps } from "../components/form-state.ts";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { HoneypotFields } from "../components/honeypot";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { Field, FormErrors } from "../components/field";
-import { ArrowLeftIcon, CloseIcon } from "../components/icons";
-import { SubmitButton } from "../components/submit-button";
-import { useValidatedForm } from "../components/use-validated-form";
-import { emailSchema, passwordSchema, wordsSchema } from "../forms/restore-wallet";
-import { splitPhrase, WORD_FIELDS } from "../forms/words";
-import { notPhraseWord } from "../forms/phrase-words.server";
-import { checkHoneypot, readForm } from "../forms.server";
+import { HoneypotFields } from "../components/honeypot.tsx";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { Field, FormErrors } from "../components/field.tsx";
+import { ArrowLeftIcon, CloseIcon } from "../components/icons.tsx";
+import { SubmitButton } from "../components/submit-button.tsx";
+import { useValidatedForm } from "../components/use-validated-form.ts";
+import { emailSchema, passwordSchema, wordsSchema } from "../forms/restore-wallet.ts";
+import { splitPhrase, WORD_FIELDS } from "../forms/words.ts";
+import { notPhraseWord } from "../forms/phrase-words.server.ts";
+import { checkHoneypot, readForm } from "../forms.server.ts";
 import {
   commitRotatedSession,
   commitSession,
   endSessionsOf,
   requireAnonymous,
   type AppSession,
-} from "../session.server";
+} from "../session.server.ts";
 import type { Route } from "./+types/restore-wallet";
 
 /**
@@ -224,7 +224,7 @@ function EmailStep({ result, email }: { result: Result; email: string | null }) 
   const [typedBefore] = useState<Result>(() => (email ? { initialValue: { email } } : undefined));
   const [form, fields] = useValidatedForm(
     "restore-email",
-    () => import("../forms/restore-wallet").then((m) => m.emailSchema),
+    () => import("../forms/restore-wallet.ts").then((m) => m.emailSchema),
     result ?? typedBefore,
   );
   return (
@@ -261,7 +261,7 @@ function onPaste(event: React.ClipboardEvent<HTMLInputElement>, start: number) {
 function WordsStep({ result }: { result: Result }) {
   const [form, fields] = useValidatedForm(
     "restore-words",
-    () => import("../forms/restore-wallet").then((m) => m.wordsSchema),
+    () => import("../forms/restore-wallet.ts").then((m) => m.wordsSchema),
     result,
     { revalidate: "onSubmit" },
   );
@@ -323,7 +323,7 @@ function WordsStep({ result }: { result: Result }) {
 function PasswordStep({ result }: { result: Result }) {
   const [form, fields] = useValidatedForm(
     "restore-password",
-    () => import("../forms/restore-wallet").then((m) => m.passwordSchema),
+    () => import("../forms/restore-wallet.ts").then((m) => m.passwordSchema),
     result,
   );
   return (

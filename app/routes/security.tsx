@@ -1,19 +1,19 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { getFormProps } from "../components/form-state";
+import { getFormProps } from "../components/form-state.ts";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { data, Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server";
-import { useAutoHide } from "../components/auto-hide";
-import { CopyButton } from "../components/copy-button";
-import { Field, FieldErrors, FormErrors } from "../components/field";
-import { useHydrated } from "../components/hydrated";
-import { PhraseGrid } from "../components/phrase-grid";
-import { useValidatedForm } from "../components/use-validated-form";
-import { securitySchema } from "../forms/security";
-import { readForm } from "../forms.server";
-import { commitRotatedSession, requireUser } from "../session.server";
+import { backend, limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { useAutoHide } from "../components/auto-hide.ts";
+import { CopyButton } from "../components/copy-button.tsx";
+import { Field, FieldErrors, FormErrors } from "../components/field.tsx";
+import { useHydrated } from "../components/hydrated.ts";
+import { PhraseGrid } from "../components/phrase-grid.tsx";
+import { useValidatedForm } from "../components/use-validated-form.ts";
+import { securitySchema } from "../forms/security.ts";
+import { readForm } from "../forms.server.ts";
+import { commitRotatedSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/security";
 
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
@@ -79,7 +79,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
   const [form, fields] = useValidatedForm(
     "security",
-    () => import("../forms/security").then((m) => m.securitySchema),
+    () => import("../forms/security.ts").then((m) => m.securitySchema),
     result,
   );
   const hydrated = useHydrated();

@@ -1,12 +1,12 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { redirect } from "react-router";
-import { backend, limitedAnswer } from "../api.server";
-import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message";
-import type { SupportActionData } from "../components/support-modal";
-import { readForm, refusePopupForm } from "../forms.server";
-import { safeLocalUrl } from "../lib/safe-redirect";
-import { commitSession, requireUser } from "../session.server";
+import { backend, limitedAnswer } from "../api.server.ts";
+import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message.ts";
+import type { SupportActionData } from "../components/support-modal.tsx";
+import { readForm, refusePopupForm } from "../forms.server.ts";
+import { safeLocalUrl } from "../lib/safe-redirect.ts";
+import { commitSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/support";
 
 const FALLBACK = "/home";

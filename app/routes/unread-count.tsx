@@ -1,6 +1,6 @@
 import { data } from "react-router";
-import { backend } from "../api.server";
-import { requireUser } from "../session.server";
+import { backend } from "../api.server.ts";
+import { requireUser } from "../session.server.ts";
 import type { Route } from "./+types/unread-count";
 
 // The unread-messages count (call 7), polled every 10 s by the signed-in shell.

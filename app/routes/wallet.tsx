@@ -1,27 +1,27 @@
 import { Suspense, useEffect } from "react";
 import { Form, Link, redirect, useRevalidator } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { coinFor } from "../../common/coins";
-import { sendsPausedMessage } from "../../common/contract/refusals";
-import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals";
-import { backend, transactionsBefore } from "../api.server";
-import { qrSvg } from "../lib/qr.server";
-import { loadWalletView } from "../wallet-view.server";
-import { CoinIcon } from "../components/coin-icon";
-import { CopyButton } from "../components/copy-button";
-import { CloseIcon, RefreshIcon } from "../components/icons";
-import { fiat } from "../components/money";
-import { SendPanel } from "../components/send/send-panel";
-import { lazyComponent } from "../components/lazy-component";
-import { SubmitButton } from "../components/submit-button";
-import { TransactionList } from "../components/transactions";
-import { useHydrated } from "../components/hydrated";
-import { useWalletView } from "../components/use-wallet-view";
-import { readForm } from "../forms.server";
-import { formatWalletBalance, parseDecimal } from "../lib/format";
-import { receiveNetwork } from "../send";
-import { isSendIntent, newSendKey, sendAction } from "../send.server";
-import { commitSession, requireUser } from "../session.server";
+import { coinFor } from "../../common/coins.ts";
+import { sendsPausedMessage } from "../../common/contract/refusals.ts";
+import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
+import { backend, transactionsBefore } from "../api.server.ts";
+import { qrSvg } from "../lib/qr.server.ts";
+import { loadWalletView } from "../wallet-view.server.ts";
+import { CoinIcon } from "../components/coin-icon.tsx";
+import { CopyButton } from "../components/copy-button.tsx";
+import { CloseIcon, RefreshIcon } from "../components/icons.tsx";
+import { fiat } from "../components/money.tsx";
+import { SendPanel } from "../components/send/send-panel.tsx";
+import { lazyComponent } from "../components/lazy-component.ts";
+import { SubmitButton } from "../components/submit-button.tsx";
+import { TransactionList } from "../components/transactions.tsx";
+import { useHydrated } from "../components/hydrated.ts";
+import { useWalletView } from "../components/use-wallet-view.ts";
+import { readForm } from "../forms.server.ts";
+import { formatWalletBalance, parseDecimal } from "../lib/format.ts";
+import { receiveNetwork } from "../send.ts";
+import { isSendIntent, newSendKey, sendAction } from "../send.server.ts";
+import { commitSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/wallet";
 
 // The 20 newest on the coin's page, as exchanges' asset pages show recent activity ('Older
@@ -32,7 +32,7 @@ const PAGE_SIZE = 20;
 // 'Sent!' is shown only after a send: its code loads then (the send form starts fetching it as
 // it opens), and the server renders it in place (record 034).
 const { Component: SendSuccess } = lazyComponent(() =>
-  import("../components/send-success").then((m) => m.SendSuccess),
+  import("../components/send-success.tsx").then((m) => m.SendSuccess),
 );
 
 export function meta({ params }: Route.MetaArgs) {

@@ -3,8 +3,8 @@
 // states a holder meets are checked too: the contact popup, the support and
 // exit modals, the open ☰ menu, an issued wallet with its QR code and
 // transactions, the send form and its warning, an expanded transaction.
-import { expect, test } from "./fixtures";
-import { expectAccessible, jsEnabled, SITE_PAGES, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, jsEnabled, SITE_PAGES, visit } from "./helpers.ts";
 
 const VIEWPORTS = {
   desktop: { width: 1280, height: 860 },

@@ -1,5 +1,13 @@
 import { expect, test } from "@playwright/test";
-import { createUser, expectAccessible, jsEnabled, login, uniqueEmail, visit, waitForReady } from "./helpers";
+import {
+  createUser,
+  expectAccessible,
+  jsEnabled,
+  login,
+  uniqueEmail,
+  visit,
+  waitForReady,
+} from "./helpers.ts";
 
 test.describe("landing and redirects", () => {
   test("landing page: headline, Start Now to /login, accessible", async ({ page }, testInfo) => {

@@ -21,7 +21,7 @@ import {
   newPage,
   sessionCookie,
   type TestUser,
-} from "./helpers";
+} from "./helpers.ts";
 
 /**
  * The attacker's own browser with a live anonymous session: restore step 1

@@ -2,7 +2,7 @@
 // page renders (and, with scripts, hydrates) under it, and the browser reports
 // no violation while a user visits every page, logs in and requests a wallet.
 import { expect, test, type Page } from "@playwright/test";
-import { createUser, jsEnabled, login, SITE_PAGES, visit, waitForReady } from "./helpers";
+import { createUser, jsEnabled, login, SITE_PAGES, visit, waitForReady } from "./helpers.ts";
 
 const PUBLIC_PAGES = [
   ...SITE_PAGES,

@@ -5,8 +5,8 @@
 // the snapshot carries one for it (record 023).
 import { readFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { expectAccessible, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, visit } from "./helpers.ts";
 
 const snapshot = JSON.parse(readFileSync("server/backend/feeds/snapshot-prices.json", "utf8")) as {
   prices: Record<string, { lastPrice: string; changePct: string; sparkline?: number[] }>;

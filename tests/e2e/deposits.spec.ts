@@ -5,8 +5,8 @@
 // id, and the balance rises. Both with and without scripts.
 import { randomBytes } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { expectAccessible, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, visit } from "./helpers.ts";
 
 const balance = (page: Page) => page.locator(".wallet-balance");
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);

@@ -1,5 +1,5 @@
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { createUser, jsEnabled, login, sidebar, visit } from "./helpers";
+import { createUser, jsEnabled, login, sidebar, visit } from "./helpers.ts";
 
 // The signed-in shell's two modals, Exit and Support, share one dialog hook
 // with the contact popup and the send form's risk warning (useDialog). With

@@ -7,9 +7,9 @@ import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import type { TestInfo } from "@playwright/test";
 import type { Browser } from "puppeteer-core";
-import { expect, test as base } from "./fixtures";
-import { launchFirefox, Tab, type Query } from "./firefox-driver";
-import { jsEnabled, ops, recordSecret, requestedWalletId, freshEthAddress, uniqueEmail } from "./helpers";
+import { expect, test as base } from "./fixtures.ts";
+import { launchFirefox, Tab, type Query } from "./firefox-driver.ts";
+import { jsEnabled, ops, recordSecret, requestedWalletId, freshEthAddress, uniqueEmail } from "./helpers.ts";
 
 const test = base.extend<{ tab: Tab }, { firefox: Browser }>({
   firefox: [

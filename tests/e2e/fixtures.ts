@@ -13,7 +13,7 @@ import {
   pendingSends,
   type PendingSend,
   type TestUser,
-} from "./helpers";
+} from "./helpers.ts";
 
 export { expect } from "@playwright/test";
 

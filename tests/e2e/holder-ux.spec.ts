@@ -1,9 +1,9 @@
 // Issue 15: the defects a walk through every screen found. Each test names its
 // defect; each fails on the code before its fix, in the modes it runs in.
 import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { RECEIVER, sendThroughApi } from "./send-helpers";
-import { jsEnabled, sidebar, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { RECEIVER, sendThroughApi } from "./send-helpers.ts";
+import { jsEnabled, sidebar, visit } from "./helpers.ts";
 
 const MOBILE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };

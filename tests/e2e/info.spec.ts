@@ -8,7 +8,7 @@ import {
   uniqueEmail,
   visit,
   waitForReady,
-} from "./helpers";
+} from "./helpers.ts";
 
 // The e2e server runs with the default configuration: these are its legal facts.
 const COMPANY = "Coinkeep Ltd";

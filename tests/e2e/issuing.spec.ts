@@ -2,7 +2,7 @@
 // (scripts/e2e-server.mjs), so a user who requests a DOGE wallet sees its address at once:
 // no 'Wallet Requested' step, nothing for an operator to do.
 import { expect, test } from "@playwright/test";
-import { createUser, expectAccessible, login, ops, visit, waitForReady } from "./helpers";
+import { createUser, expectAccessible, login, ops, visit, waitForReady } from "./helpers.ts";
 
 interface UserRow {
   email: string;

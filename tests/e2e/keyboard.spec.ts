@@ -3,8 +3,8 @@
 // off. `tabTo` presses Tab until the wanted control has the focus (and fails
 // if it never comes), so a control the keyboard cannot reach fails the test.
 import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { fundXrp, jsEnabled, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { fundXrp, jsEnabled, visit } from "./helpers.ts";
 
 const MOBILE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 860 };

@@ -4,9 +4,9 @@
 // spec's polling takes over; with scripts off nothing changes.
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { sendThroughApi } from "./send-helpers";
-import { jsEnabled, sidebar, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { sendThroughApi } from "./send-helpers.ts";
+import { jsEnabled, sidebar, visit } from "./helpers.ts";
 
 /** The page's requests for the unread count (the 10 s poll, or a fetch after an event). */
 function unreadCountRequests(page: Page): string[] {

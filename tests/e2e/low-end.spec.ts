@@ -1,8 +1,8 @@
 // Issue 24: the forms and dialogs as a holder on a low-end browser meets them,
 // in Chromium with scripts on and off (the text-browser view is in
 // text-browser.spec.ts).
-import { expect, test } from "./fixtures";
-import { visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { visit } from "./helpers.ts";
 
 /** The public pages that hold a form. */
 const PUBLIC_PAGES = [

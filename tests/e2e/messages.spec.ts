@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
-import { expect, test } from "./fixtures";
+import { expect, test } from "./fixtures.ts";
 import {
   createUser,
   ddmmyy,
@@ -12,7 +12,7 @@ import {
   sidebar,
   visit,
   waitForReady,
-} from "./helpers";
+} from "./helpers.ts";
 
 function messageRows(page: Page) {
   return page.locator(".message-list li");

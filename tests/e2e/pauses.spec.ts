@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import type { Page, TestInfo } from "@playwright/test";
 import { createBase58check } from "@scure/base";
 import { sha256 } from "@noble/hashes/sha2.js";
-import { expect, test } from "./fixtures";
+import { expect, test } from "./fixtures.ts";
 import {
   expectAccessible,
   jsEnabled,
@@ -21,7 +21,7 @@ import {
   visit,
   waitForReady,
   type TestUser,
-} from "./helpers";
+} from "./helpers.ts";
 
 test.describe.configure({ mode: "serial" });
 

@@ -3,7 +3,7 @@
 // the browser's both come from 127.0.0.1, so failures made through the API
 // count against the account as that visitor's.
 import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { createUser, expectAccessible, jsEnabled, PLATFORM, visit } from "./helpers";
+import { createUser, expectAccessible, jsEnabled, PLATFORM, visit } from "./helpers.ts";
 
 const LIMITED = /Too many attempts\. Please wait \d+ seconds? and try again\./u;
 

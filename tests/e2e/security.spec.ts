@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { createUser, expectAccessible, jsEnabled, login, sidebar, visit, waitForReady } from "./helpers";
+import { createUser, expectAccessible, jsEnabled, login, sidebar, visit, waitForReady } from "./helpers.ts";
 
 const INTRO = "In order to reveal your 12 word security phrase, please enter your password";
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";

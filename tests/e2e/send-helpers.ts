@@ -4,7 +4,7 @@
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { expect, type APIRequestContext, type Page } from "@playwright/test";
-import { PLATFORM, type TestUser } from "./helpers";
+import { PLATFORM, type TestUser } from "./helpers.ts";
 
 // A valid, EIP-55 checksummed ETH address (Trust Wallet wallet-core's test vector): never issued
 // to a wallet here, so it is always someone else's.

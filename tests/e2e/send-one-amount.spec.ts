@@ -2,7 +2,7 @@
 // answer 'Please fill out all fields.' (the holder had to find 'Convert'). Now the review press
 // fills in the other amount on the server, from the price shown, and opens the risk warning with
 // both; Confirm sends what the warning showed. With scripts the fields stay in sync as you type.
-import { expect, test as base } from "./fixtures";
+import { expect, test as base } from "./fixtures.ts";
 import {
   address,
   coinAmount,
@@ -12,8 +12,8 @@ import {
   sendButton,
   snapshot,
   warning,
-} from "./send-helpers";
-import { expectAccessible, visit } from "./helpers";
+} from "./send-helpers.ts";
+import { expectAccessible, visit } from "./helpers.ts";
 
 const test = base.extend<{
   /** A user with 1.5 ETH, signed in, with the send form open on the ETH wallet page. */

@@ -1,5 +1,5 @@
 import type { Page, TestInfo } from "@playwright/test";
-import { expect, test as base } from "./fixtures";
+import { expect, test as base } from "./fixtures.ts";
 import {
   address,
   coinAmount,
@@ -9,9 +9,9 @@ import {
   sendButton,
   snapshot,
   warning,
-} from "./send-helpers";
-import { validateAddress } from "../../common/addresses";
-import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers";
+} from "./send-helpers.ts";
+import { validateAddress } from "../../common/addresses.ts";
+import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers.ts";
 
 const test = base.extend<{
   /** A user with 1.5 ETH, signed in, on the ETH wallet page; the wallet's id and address. */

@@ -12,7 +12,7 @@ import {
   newPage,
   sessionCookie,
   waitForReady,
-} from "./helpers";
+} from "./helpers.ts";
 
 function swap(text: string, at: number): string {
   return text.slice(0, at) + (text[at] === "A" ? "B" : "A") + text.slice(at + 1);

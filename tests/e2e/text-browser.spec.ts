@@ -9,9 +9,9 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { BrowserContext } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { sendThroughApi } from "./send-helpers";
-import { ddmmyy, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { sendThroughApi } from "./send-helpers.ts";
+import { ddmmyy, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers.ts";
 
 const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
 

@@ -10,7 +10,7 @@ import {
   requestedWalletId,
   visit,
   waitForReady,
-} from "./helpers";
+} from "./helpers.ts";
 
 const SPEC_ORDER = ["BTC", "ETH", "ADA", "BNB", "DOGE", "SOL", "TRX", "USDT", "XRP"];
 /** A fresh, valid (all lower-case, so no EIP-55 checksum) ETH address: an address belongs to one wallet. */

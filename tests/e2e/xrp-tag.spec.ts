@@ -2,8 +2,8 @@
 // optional tag field, its check at the field, the tag on the risk warning, the
 // operator's list and the expanded row; an X-address's own tag the same way.
 import type { Page, TestInfo } from "@playwright/test";
-import { expect, test } from "./fixtures";
-import { expectAccessible, fundXrp, jsEnabled, pendingSends, visit } from "./helpers";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, fundXrp, jsEnabled, pendingSends, visit } from "./helpers.ts";
 
 // ripple-address-codec's published vectors: r9cZA1… and its X-address with tag 11747.
 const CLASSIC = "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59";

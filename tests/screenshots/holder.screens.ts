@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { expect, test, type Page, type TestInfo } from "@playwright/test";
 import { bech32 } from "@scure/base";
-import { createUser, fundXrp, login, ops, requestedWalletId, requestWallet } from "../e2e/helpers";
+import { createUser, fundXrp, login, ops, requestedWalletId, requestWallet } from "../e2e/helpers.ts";
 
 const OUT = path.resolve("screenshots");
 

@@ -1,5 +1,5 @@
-import { FieldErrors } from "../field";
-import { IDS, type FieldAria } from "./use-send-form";
+import { FieldErrors } from "../field.tsx";
+import { IDS, type FieldAria } from "./use-send-form.ts";
 
 /** The receiver's address: typed as is (the backend checks it, per network). */
 export function AddressField({

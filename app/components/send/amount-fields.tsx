@@ -1,6 +1,6 @@
-import { acceptsAmountInput } from "../../send";
-import { FieldErrors } from "../field";
-import { IDS, type FieldAria } from "./use-send-form";
+import { acceptsAmountInput } from "../../send.ts";
+import { FieldErrors } from "../field.tsx";
+import { IDS, type FieldAria } from "./use-send-form.ts";
 
 type Amount = "coin" | "fiat";
 

@@ -1,9 +1,9 @@
 import { useEffect } from "react";
 import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import type { Ticker } from "../../../common/coins";
-import { parseDecimal, ZERO } from "../../../common/decimal";
-import { formatWalletBalance } from "../../lib/format";
+import type { Ticker } from "../../../common/coins.ts";
+import { parseDecimal, ZERO } from "../../../common/decimal.ts";
+import { formatWalletBalance } from "../../lib/format.ts";
 import {
   fullAmount,
   sendNetwork,
@@ -12,14 +12,14 @@ import {
   withCoinAmount,
   withFiatAmount,
   type SendReply,
-} from "../../send";
-import { CopyButton } from "../copy-button";
-import { useHydrated } from "../hydrated";
-import { AddressField } from "./address-field";
-import { AmountFields } from "./amount-fields";
-import { TagField } from "./tag-field";
-import { SendReview } from "./send-review";
-import { FIELDS, IDS, useSendForm } from "./use-send-form";
+} from "../../send.ts";
+import { CopyButton } from "../copy-button.tsx";
+import { useHydrated } from "../hydrated.ts";
+import { AddressField } from "./address-field.tsx";
+import { AmountFields } from "./amount-fields.tsx";
+import { TagField } from "./tag-field.tsx";
+import { SendReview } from "./send-review.tsx";
+import { FIELDS, IDS, useSendForm } from "./use-send-form.ts";
 
 /**
  * The send flow's form once open (spec section 4): 'Send {ticker}' validates
@@ -65,7 +65,7 @@ export function SendForm({
   const navigation = useNavigation();
   // The 'Sent!' view comes next: its code is fetched while the form is filled in.
   useEffect(() => {
-    void import("../send-success");
+    void import("../send-success.tsx");
   }, []);
   const price = sendPrice(ticker, lastPrice);
   const multiplier = parseDecimal(multiplierText) ?? { units: 1n, scale: 0 };

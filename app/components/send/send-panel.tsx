@@ -1,14 +1,14 @@
 import { Suspense, useState, type ComponentProps } from "react";
-import { useHydrated } from "../hydrated";
-import { lazyComponent } from "../lazy-component";
-import { SendStart } from "./send-start";
+import { useHydrated } from "../hydrated.ts";
+import { lazyComponent } from "../lazy-component.ts";
+import { SendStart } from "./send-start.tsx";
 
 // The form's code (its state, conversions, the risk warning) is loaded when
 // the form opens, or is about to (the pointer or focus on 'Send'), not with
 // the wallet page; the server renders it in place for `?send=1` and a reply
 // without scripts (record 034).
 const { Component: SendForm, preload: loadForm } = lazyComponent(() =>
-  import("./send-form").then((module) => module.SendForm),
+  import("./send-form.tsx").then((module) => module.SendForm),
 );
 
 /**

@@ -1,9 +1,9 @@
-import { multiply, type Decimal } from "../../../common/decimal";
-import { formatFiat } from "../../lib/format";
-import { amountToSend, parseAmount, type SendValues } from "../../send";
-import { SubmitButton } from "../submit-button";
-import { SendDialog } from "./send-dialog";
-import { IDS } from "./use-send-form";
+import { multiply, type Decimal } from "../../../common/decimal.ts";
+import { formatFiat } from "../../lib/format.ts";
+import { amountToSend, parseAmount, type SendValues } from "../../send.ts";
+import { SubmitButton } from "../submit-button.tsx";
+import { SendDialog } from "./send-dialog.tsx";
+import { IDS } from "./use-send-form.ts";
 
 /**
  * The risk warning (spec section 4): what is about to leave, where to, and

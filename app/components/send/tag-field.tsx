@@ -1,5 +1,5 @@
-import { FieldErrors } from "../field";
-import { IDS, type FieldAria } from "./use-send-form";
+import { FieldErrors } from "../field.tsx";
+import { IDS, type FieldAria } from "./use-send-form.ts";
 
 /**
  * XRP's destination tag (issue 15): optional, digits only, checked on 'Send'

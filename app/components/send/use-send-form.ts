@@ -1,4 +1,4 @@
-import { useForm, type Validate } from "../form-state";
+import { useForm, type Validate } from "../form-state.ts";
 import { useEffect, useState } from "react";
 import { useNavigation } from "react-router";
 import {
@@ -7,10 +7,10 @@ import {
   FILL_OUT_ALL_FIELDS,
   type SendReply,
   type SendValues,
-} from "../../send";
-import type { AddressRule, sendSchemaFor } from "../../forms/send";
-import { useLazyValidation } from "../use-validated-form";
-import { useTimedErrors } from "./timed-errors";
+} from "../../send.ts";
+import type { AddressRule, sendSchemaFor } from "../../forms/send.ts";
+import { useLazyValidation } from "../use-validated-form.ts";
+import { useTimedErrors } from "./timed-errors.ts";
 
 export type Step = "closed" | "form" | "confirm";
 export type FieldName = keyof SendValues;
@@ -98,7 +98,7 @@ export function useSendForm({
   }
 
   const validate = useLazyValidation<ReturnType<typeof sendSchemaFor>>(IDS.form, () =>
-    import("../../forms/send").then(
+    import("../../forms/send.ts").then(
       (m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"), addressRule),
     ),
   );
