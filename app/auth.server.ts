@@ -1,8 +1,7 @@
 // Signing in with e-mail and password (login and fast login share it): call 2
 // for the words, call 3 for the user id, then a fresh session.
 import type { RouterContextProvider } from "react-router";
-import { backend } from "./api.server.ts";
-import type { BackendFailure } from "./backend.server.ts";
+import { backend, type BackendFailure } from "./backend.server.ts";
 import { startUserSession } from "./session.server.ts";
 
 export type SignInResult = { ok: true; headers: Headers } | BackendFailure;

@@ -7,7 +7,7 @@ import { data, redirect, type RouterContextProvider } from "react-router";
 import type { Ticker } from "../common/coins.ts";
 import { AMOUNT_FORMAT } from "../common/contract/amounts.ts";
 import { log } from "../common/log.ts";
-import { backend } from "./api.server.ts";
+import { backend } from "./backend.server.ts";
 import { parseDecimal, ZERO } from "../common/decimal.ts";
 import {
   amountToSend,

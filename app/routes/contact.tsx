@@ -1,7 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import { redirect } from "react-router";
-import { backend, limitedAnswer } from "../api.server.ts";
+import { backend, limitedAnswer } from "../backend.server.ts";
 import { contactFormSchema } from "../../common/support-message.ts";
 import { CONTACT_FAILED, type ContactActionData } from "../components/contact-form.tsx";
 import { contactCloseUrl, contactStepUrl } from "../components/contact-popup.tsx";

@@ -1,5 +1,5 @@
 import { Link } from "react-router";
-import { backend, transactionsBefore } from "../api.server.ts";
+import { backend, transactionsBefore } from "../backend.server.ts";
 import { TransactionList } from "../components/transactions.tsx";
 import { useWalletView } from "../components/use-wallet-view.ts";
 import { requireUser } from "../session.server.ts";

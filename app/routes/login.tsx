@@ -3,7 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotFields } from "../components/honeypot.tsx";
-import { limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { limitedAnswer, retryAfterOf } from "../backend.server.ts";
 import { signIn } from "../auth.server.ts";
 import { Field, FormErrors } from "../components/field.tsx";
 import { SubmitButton } from "../components/submit-button.tsx";

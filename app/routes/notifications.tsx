@@ -1,5 +1,5 @@
 import { data, redirect } from "react-router";
-import { backend } from "../api.server.ts";
+import { backend } from "../backend.server.ts";
 import {
   NotificationList,
   OPEN_MESSAGE_INTENT,

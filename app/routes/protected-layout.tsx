@@ -15,7 +15,7 @@ import { SupportModal } from "../components/lazy-support-modal.ts";
 import { useOpenUrl, withoutModal } from "../components/modal.tsx";
 import { useDisclosure } from "../components/use-disclosure.ts";
 import { formatDateTime } from "../lib/format.ts";
-import { backend } from "../api.server.ts";
+import { backend } from "../backend.server.ts";
 import { services } from "../session.server.ts";
 import { loadWalletView } from "../wallet-view.server.ts";
 import accountStyles from "../styles/account.css?url";

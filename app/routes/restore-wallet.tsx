@@ -5,7 +5,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotFields } from "../components/honeypot.tsx";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { backend, limitedAnswer, retryAfterOf } from "../backend.server.ts";
 import { Field, FormErrors } from "../components/field.tsx";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons.tsx";
 import { SubmitButton } from "../components/submit-button.tsx";

@@ -4,7 +4,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { useCallback, useEffect, useRef, useState } from "react";
 import { data, Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { backend, limitedAnswer, retryAfterOf } from "../api.server.ts";
+import { backend, limitedAnswer, retryAfterOf } from "../backend.server.ts";
 import { useAutoHide } from "../components/auto-hide.ts";
 import { CopyButton } from "../components/copy-button.tsx";
 import { Field, FieldErrors, FormErrors } from "../components/field.tsx";

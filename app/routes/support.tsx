@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { redirect } from "react-router";
-import { backend, limitedAnswer } from "../api.server.ts";
+import { backend, limitedAnswer } from "../backend.server.ts";
 import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message.ts";
 import type { SupportActionData } from "../components/support-modal.tsx";
 import { readForm, refusePopupForm } from "../forms.server.ts";

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { backend } from "../api.server.ts";
+import { backend } from "../backend.server.ts";
 import { requireUser } from "../session.server.ts";
 import type { Route } from "./+types/unread-count";
 

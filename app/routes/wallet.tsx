@@ -4,7 +4,7 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins.ts";
 import { sendsPausedMessage } from "../../common/contract/refusals.ts";
 import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
-import { backend, transactionsBefore } from "../api.server.ts";
+import { backend, transactionsBefore } from "../backend.server.ts";
 import { qrSvg } from "../lib/qr.server.ts";
 import { loadWalletView } from "../wallet-view.server.ts";
 import { CoinIcon } from "../components/coin-icon.tsx";
