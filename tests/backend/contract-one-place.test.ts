@@ -6,8 +6,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { createInProcessClient } from "../../app/backend.server.ts";
-import { checkSend } from "../../app/forms/send.ts";
-import { parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send.ts";
+import { checkSend } from "../../app/send/schema.ts";
+import { parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send/rules.ts";
 import { parseDecimal } from "../../common/decimal.ts";
 import {
   AMOUNT_FORMAT,

@@ -9,7 +9,7 @@ import {
   resolveDestination,
   validateAddress,
 } from "../../common/addresses.ts";
-import { sendSchemaFor } from "../../app/forms/send.ts";
+import { sendSchemaFor } from "../../app/send/schema.ts";
 
 const FORMAT = "A destination tag is a whole number from 0 to 4294967295, digits only.";
 

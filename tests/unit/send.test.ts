@@ -20,8 +20,8 @@ import {
   usdValueOf,
   withCoinAmount,
   withFiatAmount,
-} from "../../app/send";
-import { checkSend, sendSchemaFor, sendValuesSchema } from "../../app/forms/send";
+} from "../../app/send/rules.ts";
+import { checkSend, sendSchemaFor, sendValuesSchema } from "../../app/send/schema.ts";
 
 const d = (text: string) => {
   const value = parseDecimal(text);

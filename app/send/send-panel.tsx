@@ -1,6 +1,6 @@
 import { Suspense, useState, type ComponentProps } from "react";
-import { useHydrated } from "../hydrated.ts";
-import { lazyComponent } from "../lazy-component.ts";
+import { useHydrated } from "../components/hydrated.ts";
+import { lazyComponent } from "../components/lazy-component.ts";
 import { SendStart } from "./send-start.tsx";
 
 // The form's code (its state, conversions, the risk warning) is loaded when

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
-import type { SendErrors } from "../../send.ts";
-import { ERROR_HIDE_MS } from "../auto-hide.ts";
+import type { SendErrors } from "./rules.ts";
+import { ERROR_HIDE_MS } from "../components/auto-hide.ts";
 
 function hasErrors(errors: SendErrors): boolean {
   return Object.values(errors).some((list) => list && list.length > 0);

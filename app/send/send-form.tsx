@@ -1,9 +1,9 @@
 import { useEffect } from "react";
 import { Form, useNavigation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import type { Ticker } from "../../../common/coins.ts";
-import { parseDecimal, ZERO } from "../../../common/decimal.ts";
-import { formatWalletBalance } from "../../lib/format.ts";
+import type { Ticker } from "../../common/coins.ts";
+import { parseDecimal, ZERO } from "../../common/decimal.ts";
+import { formatWalletBalance } from "../lib/format.ts";
 import {
   fullAmount,
   sendNetwork,
@@ -12,9 +12,9 @@ import {
   withCoinAmount,
   withFiatAmount,
   type SendReply,
-} from "../../send.ts";
-import { CopyButton } from "../copy-button.tsx";
-import { useHydrated } from "../hydrated.ts";
+} from "./rules.ts";
+import { CopyButton } from "../components/copy-button.tsx";
+import { useHydrated } from "../components/hydrated.ts";
 import { AddressField } from "./address-field.tsx";
 import { AmountFields } from "./amount-fields.tsx";
 import { TagField } from "./tag-field.tsx";
@@ -65,7 +65,7 @@ export function SendForm({
   const navigation = useNavigation();
   // The 'Sent!' view comes next: its code is fetched while the form is filled in.
   useEffect(() => {
-    void import("../send-success.tsx");
+    void import("../components/send-success.tsx");
   }, []);
   const price = sendPrice(ticker, lastPrice);
   const multiplier = parseDecimal(multiplierText) ?? { units: 1n, scale: 0 };

@@ -1,4 +1,4 @@
-import { useDialog } from "../use-dialog.ts";
+import { useDialog } from "../components/use-dialog.ts";
 
 /**
  * The send flow's risk-warning dialog. It lives inside the send form, so its

@@ -1,4 +1,4 @@
-import { useForm, type Validate } from "../form-state.ts";
+import { useForm, type Validate } from "../components/form-state.ts";
 import { useEffect, useState } from "react";
 import { useNavigation } from "react-router";
 import {
@@ -7,9 +7,9 @@ import {
   FILL_OUT_ALL_FIELDS,
   type SendReply,
   type SendValues,
-} from "../../send.ts";
-import type { AddressRule, sendSchemaFor } from "../../forms/send.ts";
-import { useLazyValidation } from "../use-validated-form.ts";
+} from "./rules.ts";
+import type { AddressRule, sendSchemaFor } from "./schema.ts";
+import { useLazyValidation } from "../components/use-validated-form.ts";
 import { useTimedErrors } from "./timed-errors.ts";
 
 export type Step = "closed" | "form" | "confirm";
@@ -98,7 +98,7 @@ export function useSendForm({
   }
 
   const validate = useLazyValidation<ReturnType<typeof sendSchemaFor>>(IDS.form, () =>
-    import("../../forms/send.ts").then(
+    import("./schema.ts").then(
       (m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"), addressRule),
     ),
   );

@@ -9,8 +9,8 @@ import {
   FIAT_DECIMALS,
   fixedUsdPrice,
   SEND_DECIMALS,
-} from "../common/contract/amounts.ts";
-import type { BackendFailure } from "../common/contract/client.ts";
+} from "../../common/contract/amounts.ts";
+import type { BackendFailure } from "../../common/contract/client.ts";
 import {
   divide,
   isPositive,
@@ -20,7 +20,7 @@ import {
   toFixed,
   toPlain,
   type Decimal,
-} from "../common/decimal.ts";
+} from "../../common/decimal.ts";
 
 export const FILL_OUT_ALL_FIELDS = "Please fill out all fields.";
 export const AMOUNT_POSITIVE = "Enter an amount greater than 0.";

@@ -1,4 +1,4 @@
-import { FieldErrors } from "../field.tsx";
+import { FieldErrors } from "../components/field.tsx";
 import { IDS, type FieldAria } from "./use-send-form.ts";
 
 /** The receiver's address: typed as is (the backend checks it, per network). */

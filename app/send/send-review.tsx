@@ -1,7 +1,7 @@
-import { multiply, type Decimal } from "../../../common/decimal.ts";
-import { formatFiat } from "../../lib/format.ts";
-import { amountToSend, parseAmount, type SendValues } from "../../send.ts";
-import { SubmitButton } from "../submit-button.tsx";
+import { multiply, type Decimal } from "../../common/decimal.ts";
+import { formatFiat } from "../lib/format.ts";
+import { amountToSend, parseAmount, type SendValues } from "./rules.ts";
+import { SubmitButton } from "../components/submit-button.tsx";
 import { SendDialog } from "./send-dialog.tsx";
 import { IDS } from "./use-send-form.ts";
 

@@ -4,11 +4,11 @@
 import { randomBytes } from "node:crypto";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, type RouterContextProvider } from "react-router";
-import type { Ticker } from "../common/coins.ts";
-import { AMOUNT_FORMAT } from "../common/contract/amounts.ts";
-import { log } from "../common/log.ts";
-import { backend } from "./backend.server.ts";
-import { parseDecimal, ZERO } from "../common/decimal.ts";
+import type { Ticker } from "../../common/coins.ts";
+import { AMOUNT_FORMAT } from "../../common/contract/amounts.ts";
+import { log } from "../../common/log.ts";
+import { backend } from "../backend.server.ts";
+import { parseDecimal, ZERO } from "../../common/decimal.ts";
 import {
   amountToSend,
   coinToFiat,
@@ -27,11 +27,11 @@ import {
   type SendIntent,
   type SendReply,
   type SendValues,
-} from "./send.ts";
-import { sendSchemaFor, sendValuesSchema } from "./forms/send.ts";
-import { forgetWalletView, loadWalletView } from "./wallet-view.server.ts";
+} from "./rules.ts";
+import { sendSchemaFor, sendValuesSchema } from "./schema.ts";
+import { forgetWalletView, loadWalletView } from "../wallet-view.server.ts";
 
-export { isSendIntent, type SendIntent } from "./send.ts";
+export { isSendIntent, type SendIntent } from "./rules.ts";
 
 /** The typed values, bounded and trimmed as the schema reads them, to show again. */
 function readValues(formData: FormData): SendValues {

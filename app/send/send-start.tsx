@@ -1,5 +1,5 @@
 import { Form } from "react-router";
-import { CopyButton } from "../copy-button.tsx";
+import { CopyButton } from "../components/copy-button.tsx";
 
 /**
  * The panel before the form shows: 'Send {ticker}' and the wallet's address

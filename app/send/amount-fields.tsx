@@ -1,5 +1,5 @@
-import { acceptsAmountInput } from "../../send.ts";
-import { FieldErrors } from "../field.tsx";
+import { acceptsAmountInput } from "./rules.ts";
+import { FieldErrors } from "../components/field.tsx";
 import { IDS, type FieldAria } from "./use-send-form.ts";
 
 type Amount = "coin" | "fiat";

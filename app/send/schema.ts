@@ -1,7 +1,7 @@
 // The send form's schemas (zod): on the server always, and in the browser as an
 // enhancement loaded when the form is first used (record 034), so zod is not
 // part of any page's first load. The rules themselves live in send.ts.
-import { z } from "./z.ts";
+import { z } from "../forms/z.ts";
 import {
   DESTINATION_TAG_XRP_ONLY,
   parseDestinationTag,
@@ -18,7 +18,7 @@ import {
   truncate4,
   type SendErrors,
   type SendValues,
-} from "../send.ts";
+} from "./rules.ts";
 
 /** What the server reads of a typed value: at most this many characters. */
 const TYPED_MAX = 256;
