@@ -3,7 +3,7 @@ import { ContactForm } from "./contact-form.tsx";
 import { useFlashedReply } from "./form-reply.ts";
 import { useHydrated } from "./hydrated.ts";
 import { CloseIcon } from "./icons.tsx";
-import { Modal } from "./modal.tsx";
+import { href, Modal, paramsWithoutModal, withoutModal, type Place } from "./modal.tsx";
 
 // The public contact popup (spec sections 2 and 4): step 1 the support
 // address and 'Send message', step 2 the form, step 3 'Message sent!'.
@@ -15,28 +15,14 @@ export const CONTACT_MODAL = "contact";
 
 export type ContactStep = 1 | 2 | 3;
 
-type Place = { pathname: string; search: string };
-
-function withoutPopup(place: Place): URLSearchParams {
-  const params = new URLSearchParams(place.search);
-  params.delete("modal");
-  params.delete("step");
-  return params;
-}
-
-function href(pathname: string, params: URLSearchParams): string {
-  const search = params.toString();
-  return search ? `${pathname}?${search}` : pathname;
-}
-
 /** The page behind the popup: the URL without the popup's parameters. */
 export function contactCloseUrl(place: Place): string {
-  return href(place.pathname, withoutPopup(place));
+  return withoutModal(place, ["step"]);
 }
 
 /** The URL of the popup at `step` over the page at `place`. */
 export function contactStepUrl(place: Place, step: ContactStep): string {
-  const params = withoutPopup(place);
+  const params = paramsWithoutModal(place, ["step"]);
   params.set("modal", CONTACT_MODAL);
   if (step !== 1) params.set("step", String(step));
   return href(place.pathname, params);
@@ -100,7 +86,7 @@ export function ContactPopup({ supportEmail }: { supportEmail: string }) {
 function SendMessageButton() {
   const location = useLocation();
   const hydrated = useHydrated();
-  const params = withoutPopup(location);
+  const params = paramsWithoutModal(location, ["step"]);
   return (
     <Form noValidate method="get" action={location.pathname} replace preventScrollReset className="actions">
       {[...params].map(([name, value]) => (

@@ -1,12 +1,28 @@
 import { Link, useLocation, useNavigate } from "react-router";
 import { useDialog } from "./use-dialog.ts";
 
-/** A path and query with the `modal` search parameter removed: the page under the modal. */
-export function withoutModal({ pathname, search }: { pathname: string; search: string }): string {
-  const params = new URLSearchParams(search);
-  params.delete("modal");
-  const rest = params.toString();
-  return `${pathname}${rest ? `?${rest}` : ""}`;
+// A modal's state lives in the URL (`?modal=name`, and any parameters of its own such as the
+// contact popup's `step`): the helpers below are the one place that reads and writes them.
+
+/** A page: a path and its query. */
+export type Place = { pathname: string; search: string };
+
+/** A path with a query, without a bare "?". */
+export function href(pathname: string, params: URLSearchParams): string {
+  const search = params.toString();
+  return search ? `${pathname}?${search}` : pathname;
+}
+
+/** The page's query without `modal` and the modal's own parameters (`own`). */
+export function paramsWithoutModal(place: Place, own: readonly string[] = []): URLSearchParams {
+  const params = new URLSearchParams(place.search);
+  for (const name of ["modal", ...own]) params.delete(name);
+  return params;
+}
+
+/** The page under a modal: `place` without `modal` and the modal's own parameters. */
+export function withoutModal(place: Place, own: readonly string[] = []): string {
+  return href(place.pathname, paramsWithoutModal(place, own));
 }
 
 /** The URL of the current page with the `modal` search parameter removed. */
@@ -19,7 +35,7 @@ export function useOpenUrl(name: string): string {
   const location = useLocation();
   const params = new URLSearchParams(location.search);
   params.set("modal", name);
-  return `${location.pathname}?${params.toString()}`;
+  return href(location.pathname, params);
 }
 
 /**
