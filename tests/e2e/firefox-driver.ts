@@ -93,9 +93,20 @@ export class Tab {
     return `${url.pathname}${url.search}`;
   }
 
-  /** Loads a page and, with scripts on, waits until React has hydrated it. */
+  /**
+   * Loads a page and, with scripts on, waits until React has hydrated it. A load that the
+   * page's own navigation cut short (Firefox's NS_BINDING_ABORTED: a revalidation or a
+   * replaced URL of the app's, under a loaded machine) is asked for once more, as a person
+   * would load it again; any other failure stands.
+   */
   async goto(path: string) {
-    await this.page.goto(new URL(path, this.baseURL).href);
+    const url = new URL(path, this.baseURL).href;
+    try {
+      await this.page.goto(url);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.includes("NS_BINDING_ABORTED")) throw error;
+      await this.page.goto(url);
+    }
     await this.ready();
   }
 
