@@ -24,6 +24,11 @@ export const TIER_RULES: readonly TierRule[] = [
     why: "the contract both tiers share imports nothing of either",
   },
   {
+    files: "server/backend/custody/",
+    mayImport: ["server/backend/custody/", "server/backend/db/", "common/"],
+    why: "custody holds the account keys and their derivation, beneath the domain: the domain's rules (issuing) use it, never the other way",
+  },
+  {
     files: "server/backend/",
     mayImport: ["server/backend/", "common/"],
     why: "the backend never imports the web tier, the process or the operator commands",

@@ -24,7 +24,7 @@ import { opsSocketPath, serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "./config.ts";
 import { openDatabase, type AppDb } from "../backend/db/index.ts";
 import { deriveAddress } from "../backend/custody/derive.ts";
-import { issueWaiting, poolLowMessage } from "../backend/custody/issuing.ts";
+import { issueWaiting, poolLowMessage } from "../backend/domain/issuing.ts";
 import { isTicker, TICKERS } from "../../common/coins.ts";
 import { DataDirLockedError } from "../backend/db/lock.ts";
 import { forgetSenderAddresses } from "../backend/domain/messages.ts";

@@ -26,7 +26,7 @@ import {
   KEYED_COINS,
   parseAccountKey,
 } from "../../server/backend/custody/derive.ts";
-import { issueAutomatically } from "../../server/backend/custody/issuing.ts";
+import { issueAutomatically } from "../../server/backend/domain/issuing.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import { parseCommandLine, runInServer } from "../../server/ops/registry.ts";
 import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";

@@ -55,6 +55,11 @@ describe("the check catches what it should (a planted tree)", () => {
   // ... operator commands loading the process's edge lazily ...
   plant("server/ops/edge-user.ts", `export const edge = () => import("../host/edge.ts");\n`);
   plant("server/host/edge.ts", `export const inspect = () => null;\n`);
+  // ... custody's key code reaching up into the domain's rules ...
+  plant(
+    "server/backend/custody/keys.ts",
+    `import type { Rules } from "../domain/rules.ts";\nexport type Keys = Rules;\n`,
+  );
   // ... a web-tier file re-exporting from the server ...
   plant("app/leak.ts", `export { loadConfig } from "../server/host/config.ts";\n`);
   // ... a file in no tier, and an import naming no file.
@@ -85,6 +90,7 @@ describe("the check catches what it should (a planted tree)", () => {
         "forbidden-import common/shape.ts:1 -> server/backend/domain/rules.ts (type)",
         "forbidden-import server/ops/edge-user.ts:1 -> server/host/edge.ts (dynamic)",
         "forbidden-import app/leak.ts:1 -> server/host/config.ts (export-from)",
+        "forbidden-import server/backend/custody/keys.ts:1 -> server/backend/domain/rules.ts (type)",
         "no-tier server/stray.ts",
         "unresolved-import server/stray.ts:1 -> ./missing.ts (static)",
         "cycle app/form.tsx -> app/route.tsx",

@@ -25,7 +25,7 @@ import type { AppDb } from "../db/index.ts";
 import type { UsdtNetwork } from "../../../common/addresses.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
 import type { ConfiguredKeys } from "../custody/derive.ts";
-import { NO_KEYS } from "../custody/issuing.ts";
+import { NO_KEYS } from "../domain/issuing.ts";
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../domain/rate-limits.ts";
 import { createServices, type ServicesContext } from "../services.ts";
 import {
