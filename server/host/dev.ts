@@ -11,7 +11,7 @@ import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerBuild } from "react-router";
 import { createServer as createViteServer, isRunnableDevEnvironment, type ViteDevServer } from "vite";
-import type { Config } from "./config.ts";
+import type { Config } from "../config.ts";
 import { contentSecurityPolicy } from "./edge.ts";
 import { main, type WebTierSource } from "./host.ts";
 

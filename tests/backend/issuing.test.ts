@@ -27,7 +27,7 @@ import {
   parseAccountKey,
 } from "../../server/backend/custody/derive.ts";
 import { issueAutomatically } from "../../server/backend/domain/issuing.ts";
-import { loadConfig } from "../../server/host/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { parseCommandLine, runInServer } from "../../server/ops/registry.ts";
 import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { connectApi, describeEachDatabase, type Api, type ApiAccount } from "./api-suite.ts";
