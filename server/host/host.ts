@@ -23,12 +23,9 @@ import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath } from "../ops/socket.ts";
 import { serveOpsSocket } from "./ops-socket.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
-import { openDatabase, type AppDb } from "../backend/db/index.ts";
-import { deriveAddress } from "../backend/custody/derive.ts";
-import { issueWaiting, poolLowMessage } from "../backend/domain/issuing.ts";
-import { isTicker, TICKERS } from "../../common/coins.ts";
+import { openDatabase } from "../backend/db/index.ts";
+import { maintainDatabase } from "../backend/jobs.ts";
 import { DataDirLockedError } from "../backend/db/lock.ts";
-import { forgetSenderAddresses } from "../backend/domain/messages.ts";
 import { currentRequest, log, runWithRequest } from "../../common/log.ts";
 import { createStaticHandler } from "./static.ts";
 import {
@@ -56,8 +53,6 @@ import {
 import { answerProbe, readiness } from "./probes.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
-/** How long the sender address of a support or contact message is kept (record 011). */
-const IP_RETENTION_MS = 90 * 24 * 3600_000;
 
 const notFound = () => refusalResponse(refusal("not_found"));
 
@@ -107,48 +102,6 @@ function forwardedRequestId(req: IncomingMessage): string | undefined {
     : undefined;
 }
 
-/**
- * Record 039. An xpub carries no coin, so each configured key is logged with its
- * fingerprint and its index-0 address: the operator checks that address against the
- * wallet the key came from. Then requests left waiting (a key configured since, say)
- * are issued. Only public facts are logged.
- */
-async function startIssuing(db: AppDb, config: Config) {
-  const policy = {
-    keys: config.accountKeys,
-    usdtNetwork: config.usdtNetwork,
-    poolLowWater: config.poolLowWater,
-  };
-  for (const [coin, configured] of Object.entries(config.accountKeys)) {
-    if (!configured || !isTicker(coin)) continue;
-    log.info("account key", {
-      coin,
-      ...(coin === "USDT" ? { network: config.usdtNetwork } : {}),
-      fingerprint: configured.fingerprint,
-      index0: deriveAddress(coin, configured.key, 0, { usdtNetwork: config.usdtNetwork }),
-    });
-  }
-  for (const coin of TICKERS) {
-    try {
-      const caught = await db.transaction((tx) => issueWaiting(tx, coin, policy, "start"));
-      if (caught.issued.length > 0)
-        log.info("issued waiting requests", { coin, issued: caught.issued.length, waiting: caught.waiting });
-      if (caught.poolLeft !== undefined && caught.poolLeft < policy.poolLowWater) {
-        log.warn(poolLowMessage(coin, caught.poolLeft), {
-          coin,
-          left: caught.poolLeft,
-          lowWater: policy.poolLowWater,
-        });
-      }
-    } catch (error) {
-      log.warn("could not issue waiting requests", {
-        coin,
-        error: error instanceof Error ? error.name : "unknown",
-      });
-    }
-  }
-}
-
 export async function startHost(config: Config, source?: WebTierSource) {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const sessions = createSessionKV(database.db, { idleMs: config.sessionIdleMs, maxMs: config.sessionMaxMs });
@@ -170,11 +123,16 @@ export async function startHost(config: Config, source?: WebTierSource) {
         rateLimits: config.rateLimits === "off" ? "off" : undefined,
         usdtNetwork: config.usdtNetwork,
         custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
+        maintain: database.maintain,
         // Spec section 9: the USDT price is fixed at 1.
         usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
       });
 
-  if (backend) await startIssuing(database.db, config);
+  // The backend's own jobs: issuing's catch-up (done before serving), old sender addresses
+  // cleared daily, the embedded database vacuumed hourly. A process fronting a remote backend
+  // still keeps its own embedded database (web sessions) vacuumed.
+  if (backend) await backend.start();
+  const upkeep = backend ?? (database.maintain ? maintainDatabase(database.maintain) : undefined);
 
   // Live events for signed-in pages (record 033): the database's notifications, when the backend
   // that raises them writes to this database (in-process). With a remote backend pages poll.
@@ -371,44 +329,6 @@ export async function startHost(config: Config, source?: WebTierSource) {
   const purge = setInterval(() => void sessions.purgeExpired().catch(() => {}), 10 * 60_000);
   purge.unref();
 
-  // Sender addresses of support and contact messages are kept 90 days (record 011), then cleared:
-  // once at start and daily, by whichever process holds the API (the backend's database).
-  const forgetIps = async () => {
-    if (!backend) return;
-    try {
-      const cleared = await forgetSenderAddresses(database.db, new Date(Date.now() - IP_RETENTION_MS));
-      if (cleared > 0) log.info("cleared sender addresses", { cleared });
-    } catch (error) {
-      log.warn("could not clear sender addresses", {
-        error: error instanceof Error ? error.name : "unknown",
-      });
-    }
-  };
-  void forgetIps();
-  const forgetTimer = setInterval(() => void forgetIps(), 24 * 3600_000);
-  forgetTimer.unref();
-
-  // PGlite has no autovacuum (record 036): this process reclaims dead rows and refreshes the
-  // planner's statistics, after start and hourly. A small database takes milliseconds.
-  const maintainTimers: NodeJS.Timeout[] = [];
-  const maintenance = database.maintain;
-  if (maintenance) {
-    const maintain = async () => {
-      const started = performance.now();
-      try {
-        await maintenance();
-        log.info("database maintained", { ms: Math.round(performance.now() - started) });
-      } catch (error) {
-        log.warn("database maintenance failed", { error: error instanceof Error ? error.name : "unknown" });
-      }
-    };
-    maintainTimers.push(
-      setTimeout(() => void maintain(), 1_000),
-      setInterval(() => void maintain(), 3600_000),
-    );
-    for (const timer of maintainTimers) timer.unref();
-  }
-
   log.info("listening", {
     url: `http://${config.host}:${port}`,
     database: database.driver,
@@ -419,8 +339,7 @@ export async function startHost(config: Config, source?: WebTierSource) {
     port,
     async close() {
       clearInterval(purge);
-      clearInterval(forgetTimer);
-      for (const timer of maintainTimers) clearTimeout(timer);
+      await upkeep?.stop();
       await new Promise<void>((resolve) => opsServer?.close(() => resolve()) ?? resolve());
       await new Promise<void>((resolve) => metricsServer?.close(() => resolve()) ?? resolve());
       // Event streams never end on their own: they are ended first, so the server can close.
