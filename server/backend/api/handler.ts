@@ -65,7 +65,7 @@ export interface ApiHandlerOptions {
    * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
    * over a connection: its addresses and its token (record 026). Default none:
    * only an in-process call (no connection) forwards a visitor's address.
-   * server/host/host.ts decides this at its edge instead (inspect) and hands the
+   * The host decides this at its edge instead (inspect, server/host/requests.ts) and hands the
    * handler the address it believed.
    */
   webTier?: WebTierTrust | undefined;
