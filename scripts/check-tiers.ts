@@ -24,25 +24,29 @@ export const TIER_RULES: readonly TierRule[] = [
     why: "the contract both tiers share imports nothing of either",
   },
   {
+    files: "server/backend/custody/",
+    mayImport: ["server/backend/custody/", "server/backend/db/", "common/"],
+    why: "custody holds the account keys and their derivation, beneath the domain: the domain's rules (issuing) use it, never the other way",
+  },
+  {
     files: "server/backend/",
     mayImport: ["server/backend/", "common/"],
     why: "the backend never imports the web tier, the process or the operator commands",
   },
   {
+    files: "server/config.ts",
+    mayImport: ["server/backend/", "common/"],
+    why: "the configuration stands below the host and the operator commands that read it, and reads settings with the backend's own parsers (account keys, address entries)",
+  },
+  {
     files: "server/ops/",
-    mayImport: [
-      "server/ops/",
-      "server/backend/",
-      "common/",
-      "server/host/config.ts",
-      "server/host/ops-socket.ts",
-    ],
-    why: "operator commands drive the backend; of the process they read only its configuration and talk to a running server through its ops socket",
+    mayImport: ["server/ops/", "server/backend/", "common/", "server/config.ts"],
+    why: "operator commands drive the backend with the process's configuration and talk to a running server through their own socket client, never importing the process (server/host/)",
   },
   {
     files: "server/host/",
     mayImport: ["server/", "common/", "app/"],
-    why: "the process hosts everything: the backend, the operator socket and the web tier (app/context.ts)",
+    why: "the process hosts everything: the configuration, the backend, the operator socket and the web tier (app/context.ts)",
   },
   {
     files: "app/",

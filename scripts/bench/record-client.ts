@@ -20,7 +20,7 @@ import { chromium } from "@playwright/test";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../chromium.ts";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import { cleanupAll, log, startServer } from "./lib.ts";
 import { PASSWORD, seedPageUser } from "./seed.ts";
 

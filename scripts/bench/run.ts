@@ -22,7 +22,7 @@ import {
 } from "./lib.ts";
 import { measureHello, runPages, type PageSettings } from "./pages.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import {
   renderMarkdown,
   writeBenchmarksBlock,

@@ -29,7 +29,7 @@ import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
 import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
-import type { IssuingPolicy } from "./custody/issuing.ts";
+import type { IssuingPolicy } from "./domain/issuing.ts";
 
 export interface ServicesContext extends AccountsContext {
   db: AppDb;

@@ -11,9 +11,10 @@ import path from "node:path";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServerBuild } from "react-router";
 import { createServer as createViteServer, isRunnableDevEnvironment, type ViteDevServer } from "vite";
-import type { Config } from "./config.ts";
+import type { Config } from "../config.ts";
 import { contentSecurityPolicy } from "./edge.ts";
-import { main, type WebTierSource } from "./host.ts";
+import { main } from "./host.ts";
+import type { WebTierSource } from "./web-tier.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 // React Router's virtual module: the server build of app/ as Vite compiles it now.

@@ -8,7 +8,6 @@ import { REFUSALS, type RefusalCode } from "../../common/contract/refusals.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { isIP } from "node:net";
 import {
   addressMatcher,
   BACKEND_TOKEN_HEADER,
@@ -29,52 +28,8 @@ export const WEB_MAX_BODY_BYTES = 65_536;
 
 // ---------------------------------------------------------------- TRUST_PROXY
 
-/** One entry of TRUST_PROXY: "loopback", an IP address, or a CIDR block. */
+/** One entry of TRUST_PROXY: "loopback", an IP address, or a CIDR block (read by parseTrustProxy, server/config.ts). */
 export type TrustEntry = AddressEntry;
-
-/**
- * Parses TRUST_PROXY: "off" (or empty), "loopback", or a comma list of
- * "loopback", IP addresses and CIDR blocks. Returns the entries (none = off)
- * or a message naming the first bad one.
- */
-export function parseTrustProxy(value: string): TrustEntry[] | string {
-  return parseAddressList(value, "off");
-}
-
-/**
- * Parses WEB_TIER_HOSTS (record 026): "none" (or empty), or a comma list of
- * "loopback", IP addresses and CIDR blocks, as TRUST_PROXY.
- */
-export function parseWebTierHosts(value: string): AddressEntry[] | string {
-  return parseAddressList(value, "none");
-}
-
-function parseAddressList(value: string, none: "off" | "none"): AddressEntry[] | string {
-  const items = value
-    .split(",")
-    .map((item) => item.trim())
-    .filter((item) => item !== "");
-  if (items.length === 0 || (items.length === 1 && items[0]?.toLowerCase() === none)) return [];
-  const entries: AddressEntry[] = [];
-  for (const item of items) {
-    if (item.toLowerCase() === "loopback") {
-      entries.push({ kind: "loopback" });
-      continue;
-    }
-    const [address = "", prefixText, ...rest] = item.split("/");
-    const family = isIP(address);
-    if (rest.length > 0 || (family !== 4 && family !== 6)) {
-      return `"${item}" is not "${none}", "loopback", an IP address or a CIDR block`;
-    }
-    const max = family === 4 ? 32 : 128;
-    const prefix = prefixText === undefined ? max : Number(prefixText);
-    if (!/^\d{1,3}$/u.test(prefixText ?? String(max)) || prefix > max) {
-      return `"${item}" has a prefix length outside 0-${max}`;
-    }
-    entries.push({ kind: "subnet", network: address, prefix, family });
-  }
-  return entries;
-}
 
 export interface ProxyTrust {
   /** True when `ip` (in normaliseIp's form) is a proxy whose forwarded headers are believed. */

@@ -7,11 +7,14 @@
 // prom-client's AggregatorRegistry.aggregate.
 import type { Worker } from "node:cluster";
 import { timingSafeEqual, createHash } from "node:crypto";
-import type { IncomingMessage, ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import client from "prom-client";
 import { sql } from "drizzle-orm";
 import { COINS, isTicker } from "../../common/coins.ts";
+import { log } from "../../common/log.ts";
 import type { Database } from "../backend/db/index.ts";
+import type { Config } from "../config.ts";
+import { answerProbe } from "./probes.ts";
 
 export interface MetricsSources {
   database: Database;
@@ -279,6 +282,27 @@ export function gatherWorkers(cluster: {
       if (pending === 0) return finish();
       for (const worker of asked) worker.send({ type: ASK, id });
     });
+}
+
+/** The metrics' own listener on METRICS_HOST:METRICS_PORT: GET /metrics, nothing else. */
+export async function listenMetrics(
+  config: Config,
+  text: () => Promise<string>,
+  contentType: string,
+): Promise<Server> {
+  const server = createServer((req, res) => {
+    const pathname = (req.url ?? "/").split("?")[0];
+    if ((req.method === "GET" || req.method === "HEAD") && pathname === "/metrics") {
+      return void answerScrape(res, text, contentType);
+    }
+    answerProbe(res, 404, "not found");
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: config.metricsPort, host: config.metricsHost }, () => resolve());
+  });
+  log.info("metrics listening", { url: `http://${config.metricsHost}:${config.metricsPort}/metrics` });
+  return server;
 }
 
 export { client as promClient };

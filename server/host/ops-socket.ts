@@ -2,25 +2,16 @@
 // run `npm run ops -- …` while the server is up, the server listens on a Unix
 // socket in its data folder (mode 0600: only the server's own user can reach
 // it, and nothing on the network can) and runs operator commands itself, one
-// at a time. The command line tries that socket first when it is configured
-// for the embedded database.
+// at a time. This is the server's side; the protocol and the client that the
+// command line tries first are server/ops/socket.ts.
 import { chmodSync, existsSync, rmSync } from "node:fs";
-import { createServer, request as httpRequest, type Server } from "node:http";
+import { createServer, type Server } from "node:http";
 import path from "node:path";
-
-export interface OpsResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { callOpsSocket, type OpsResult } from "../ops/socket.ts";
 
 export type OpsRunner = (argv: string[]) => Promise<OpsResult>;
 
 const MAX_REQUEST_BYTES = 64 * 1024;
-
-export function opsSocketPath(dataDir: string): string {
-  return path.join(dataDir, "ops.sock");
-}
 
 /** Serves operator commands on the socket; commands run one after another. */
 export async function serveOpsSocket(socketPath: string, run: OpsRunner): Promise<Server> {
@@ -79,33 +70,4 @@ export async function serveOpsSocket(socketPath: string, run: OpsRunner): Promis
   chmodSync(socketPath, 0o600);
   server.on("close", () => rmSync(socketPath, { force: true }));
   return server;
-}
-
-/**
- * Runs a command through a running server's socket. Undefined when no server
- * is listening there (no socket file, or a stale one).
- */
-export function callOpsSocket(socketPath: string, argv: string[]): Promise<OpsResult | undefined> {
-  if (!existsSync(socketPath)) return Promise.resolve(undefined);
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      { socketPath, path: "/run", method: "POST", headers: { "content-type": "application/json" } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          try {
-            resolve(JSON.parse(Buffer.concat(chunks).toString("utf8")) as OpsResult);
-          } catch (error) {
-            reject(error instanceof Error ? error : new Error("bad answer from the server"));
-          }
-        });
-      },
-    );
-    req.on("error", (error: NodeJS.ErrnoException) => {
-      if (error.code === "ECONNREFUSED" || error.code === "ENOENT") resolve(undefined);
-      else reject(error);
-    });
-    req.end(JSON.stringify({ argv }));
-  });
 }

@@ -25,11 +25,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     // The configuration and the database load only once the arguments have passed the
     // checks that need neither, so --help and typos answer at once.
-    const { loadConfig } = await import("../host/config.ts");
+    const { loadConfig } = await import("../config.ts");
     const config = loadConfig();
     if (!config.databaseUrl) {
       // The embedded database is held by a running server: let it run the command.
-      const { callOpsSocket, opsSocketPath } = await import("../host/ops-socket.ts");
+      const { callOpsSocket, opsSocketPath } = await import("./socket.ts");
       // Who acts is settled here (the server's $OPERATOR and OS user are not the operator's). In
       // front, so that it stays an option even after a "--" that ends the options.
       const viaServer = await callOpsSocket(

@@ -12,7 +12,7 @@ import { createHash } from "node:crypto";
 import { parseArgs } from "node:util";
 import { eq, inArray, sql } from "drizzle-orm";
 import { COINS, type Ticker } from "../../common/coins.ts";
-import { ConfigError, loadConfig, type Config } from "../host/config.ts";
+import { ConfigError, loadConfig, type Config } from "../config.ts";
 import { openDatabase, type AppDb, type Database } from "../backend/db/index.ts";
 import { messageReads, messages, users, withdrawals } from "../backend/db/schema.ts";
 import { createAccount, login, type AccountsContext } from "../backend/domain/accounts.ts";

@@ -6,7 +6,7 @@
 import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
-import type { Config } from "../host/config.ts";
+import type { Config } from "../config.ts";
 import type { AppDb } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
 import { CONTROL_COMMANDS } from "./commands/controls.ts";

@@ -9,7 +9,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
 import { validateAddress } from "../../common/addresses.ts";
-import { loadConfig } from "../../server/host/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import {
   auditLog,

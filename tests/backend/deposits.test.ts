@@ -17,7 +17,7 @@ import { auditLog, chainDeposits, ledgerTransfers, pauses, users } from "../../s
 import { recordDeposit, type DepositPolicy } from "../../server/backend/domain/deposits.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
 import { clientBalances, issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { ConfigError, loadConfig, type Config } from "../../server/host/config.ts";
+import { ConfigError, loadConfig, type Config } from "../../server/config.ts";
 import { runInServer } from "../../server/ops/registry.ts";
 import {
   BACKEND_SECRET,

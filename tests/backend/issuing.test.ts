@@ -26,8 +26,8 @@ import {
   KEYED_COINS,
   parseAccountKey,
 } from "../../server/backend/custody/derive.ts";
-import { issueAutomatically } from "../../server/backend/custody/issuing.ts";
-import { loadConfig } from "../../server/host/config.ts";
+import { issueAutomatically } from "../../server/backend/domain/issuing.ts";
+import { loadConfig } from "../../server/config.ts";
 import { parseCommandLine, runInServer } from "../../server/ops/registry.ts";
 import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { connectApi, describeEachDatabase, type Api, type ApiAccount } from "./api-suite.ts";

@@ -10,7 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { ConfigError, loadConfig } from "../../server/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 import { root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
 import { hasBuild, PLATFORM, raw, startTestHost, type RunningHost } from "../security/support/host.ts";

@@ -10,7 +10,7 @@ import { ed25519 } from "@noble/curves/ed25519.js";
 import { base58 } from "@scure/base";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { loadConfig } from "../../server/host/config.ts";
+import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type AppDb } from "../../server/backend/db/index.ts";
 import { auditLog, ledgerTransfers, messages, wallets, withdrawals } from "../../server/backend/db/schema.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
@@ -34,7 +34,8 @@ import {
   unreadMessagesCount,
 } from "../../server/backend/domain/wallets.ts";
 import { runInServer } from "../../server/ops/registry.ts";
-import { opsSocketPath, serveOpsSocket } from "../../server/host/ops-socket.ts";
+import { serveOpsSocket } from "../../server/host/ops-socket.ts";
+import { opsSocketPath } from "../../server/ops/socket.ts";
 import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
 
 const UUID_SOURCE = "[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}";

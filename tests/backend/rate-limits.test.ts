@@ -6,7 +6,7 @@ import * as argon2 from "@node-rs/argon2";
 import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { REFUSALS, tooManyAttempts } from "../../common/contract/refusals.ts";
 import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
-import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { ConfigError, loadConfig } from "../../server/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
 import {

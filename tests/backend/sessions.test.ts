@@ -19,7 +19,7 @@ import {
   startUserSession,
 } from "../../app/session.server.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { ConfigError, loadConfig } from "../../server/config.ts";
 import { webSessions } from "../../server/backend/db/schema.ts";
 import { createSessionKV } from "../../server/host/web-sessions.ts";
 import { databaseTargets, uniqueEmail, type OpenedDatabase } from "./helpers.ts";

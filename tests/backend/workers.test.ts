@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { ConfigError, loadConfig } from "../../server/host/config.ts";
+import { ConfigError, loadConfig } from "../../server/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 import { built, secrets, startHostProcess } from "./host-process.ts";
 

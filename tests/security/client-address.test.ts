@@ -8,7 +8,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import { openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
 import { PLATFORM, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
 

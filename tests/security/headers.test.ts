@@ -3,8 +3,8 @@
 // the web tier's body limit, and TRUST_PROXY's reading of X-Forwarded-*.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "../../server/host/edge.ts";
-import { loadConfig } from "../../server/host/config.ts";
+import { clientOf, createProxyTrust, type TrustEntry } from "../../server/host/edge.ts";
+import { loadConfig, parseTrustProxy } from "../../server/config.ts";
 import {
   PLATFORM,
   cookiesOf,

@@ -10,7 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import { PLATFORM, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
 
 const NGINX = "/usr/sbin/nginx";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { validateAddress } from "../../common/addresses.ts";
 import { deriveAddress, KEYED_COINS } from "../../server/backend/custody/derive.ts";
-import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/host/config.ts";
+import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/config.ts";
 import { TRON_KEY, TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 
 const dirs: string[] = [];

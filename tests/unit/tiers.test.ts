@@ -36,8 +36,8 @@ describe("the check catches what it should (a planted tree)", () => {
     `import { view } from "../../app/view.tsx";\nimport type { Rules } from "../backend/domain/rules";\n` +
       `export const start = async (r: Rules) => [view, r, await import("../ops/tool.ts")];\n`,
   );
-  plant("server/ops/tool.ts", `export { loadConfig } from "../host/config.ts";\n`);
-  plant("server/host/config.ts", `export const loadConfig = () => ({});\n`);
+  plant("server/ops/tool.ts", `export { loadConfig } from "../config.ts";\n`);
+  plant("server/config.ts", `export const loadConfig = () => ({});\n`);
   plant("scripts/seed.ts", `import "../app/view.tsx";\nimport "../server/backend/domain/rules.ts";\n`);
   // A comment or a string that looks like an import is no import.
   plant(
@@ -55,8 +55,20 @@ describe("the check catches what it should (a planted tree)", () => {
   // ... operator commands loading the process's edge lazily ...
   plant("server/ops/edge-user.ts", `export const edge = () => import("../host/edge.ts");\n`);
   plant("server/host/edge.ts", `export const inspect = () => null;\n`);
+  // ... operator commands or the backend importing the process ...
+  plant(
+    "server/ops/socket-user.ts",
+    `import { serveOpsSocket } from "../host/ops-socket.ts";\nserveOpsSocket();\n`,
+  );
+  plant("server/host/ops-socket.ts", `export const serveOpsSocket = () => null;\n`);
+  plant("server/backend/jobs.ts", `import { start } from "../host/host.ts";\nexport const jobs = start;\n`);
+  // ... custody's key code reaching up into the domain's rules ...
+  plant(
+    "server/backend/custody/keys.ts",
+    `import type { Rules } from "../domain/rules.ts";\nexport type Keys = Rules;\n`,
+  );
   // ... a web-tier file re-exporting from the server ...
-  plant("app/leak.ts", `export { loadConfig } from "../server/host/config.ts";\n`);
+  plant("app/leak.ts", `export { loadConfig } from "../server/config.ts";\n`);
   // ... a file in no tier, and an import naming no file.
   plant("server/stray.ts", `import "./missing.ts";\n`);
   // A cycle through a type-only import, and one of three files among scripts.
@@ -84,7 +96,10 @@ describe("the check catches what it should (a planted tree)", () => {
         "forbidden-import server/backend/domain/rules.ts:1 -> app/view.tsx (static)",
         "forbidden-import common/shape.ts:1 -> server/backend/domain/rules.ts (type)",
         "forbidden-import server/ops/edge-user.ts:1 -> server/host/edge.ts (dynamic)",
-        "forbidden-import app/leak.ts:1 -> server/host/config.ts (export-from)",
+        "forbidden-import app/leak.ts:1 -> server/config.ts (export-from)",
+        "forbidden-import server/backend/custody/keys.ts:1 -> server/backend/domain/rules.ts (type)",
+        "forbidden-import server/ops/socket-user.ts:1 -> server/host/ops-socket.ts (static)",
+        "forbidden-import server/backend/jobs.ts:1 -> server/host/host.ts (static)",
         "no-tier server/stray.ts",
         "unresolved-import server/stray.ts:1 -> ./missing.ts (static)",
         "cycle app/form.tsx -> app/route.tsx",

@@ -25,9 +25,10 @@ import type { AppDb } from "../db/index.ts";
 import type { UsdtNetwork } from "../../../common/addresses.ts";
 import { deriveServerKeys } from "../domain/crypto.ts";
 import type { ConfiguredKeys } from "../custody/derive.ts";
-import { NO_KEYS } from "../custody/issuing.ts";
+import { NO_KEYS } from "../domain/issuing.ts";
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../domain/rate-limits.ts";
 import { createServices, type ServicesContext } from "../services.ts";
+import { createJobs } from "../jobs.ts";
 import {
   isJsonContentType,
   json,
@@ -64,12 +65,17 @@ export interface ApiHandlerOptions {
    * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
    * over a connection: its addresses and its token (record 026). Default none:
    * only an in-process call (no connection) forwards a visitor's address.
-   * server/host/host.ts decides this at its edge instead (inspect) and hands the
+   * The host decides this at its edge instead (inspect, server/host/requests.ts) and hands the
    * handler the address it believed.
    */
   webTier?: WebTierTrust | undefined;
   /** Watch-only account keys and the pool's low-water mark (record 039); default no keys, low water 20. */
   custody?: { keys: ConfiguredKeys; poolLowWater: number };
+  /**
+   * The embedded database's VACUUM (ANALYZE) (Database.maintain, record 036), which start()
+   * runs a second later and hourly; absent with PostgreSQL.
+   */
+  maintain?: (() => Promise<void>) | undefined;
 }
 
 /**
@@ -79,10 +85,17 @@ export interface ApiHandlerOptions {
  */
 export type ApiHandler = (request: Request, client?: ClientAddress) => Promise<Response>;
 
-/** The backend: its services (what the in-process client calls) and its HTTP handler. */
+/**
+ * The backend: its services (what the in-process client calls), its HTTP handler, and its
+ * own jobs (../jobs.ts), which the process that serves it starts and stops.
+ */
 export interface Backend {
   services: BackendServices;
   handler: ApiHandler;
+  /** Issues the wallet requests left waiting (resolves once done), then starts the repeating jobs. */
+  start(): Promise<void>;
+  /** Ends the jobs, waiting for one that is running; before the database is closed. */
+  stop(): Promise<void>;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16_384;
@@ -228,7 +241,8 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
       return refusalResponse(refusal("internal"));
     }
   }
-  return { services: services as unknown as BackendServices, handler };
+  const jobs = createJobs({ db: opts.db, issuing: ctx.issuing, maintain: opts.maintain });
+  return { services: services as unknown as BackendServices, handler, start: jobs.start, stop: jobs.stop };
 }
 
 /** The API's HTTP handler alone (tests and tools that speak HTTP only). */

@@ -51,8 +51,8 @@ export interface Database {
    * without its autovacuum worker, so dead rows (every session touch, rate-limit
    * hit and balance change leaves one) are never reclaimed and the planner has
    * no statistics unless the process that holds the database runs this (the
-   * host does at start and hourly, record 036). PostgreSQL's own autovacuum
-   * does this there.
+   * backend's jobs do, a second after start and hourly: server/backend/jobs.ts,
+   * record 036). PostgreSQL's own autovacuum does this there.
    */
   maintain?: () => Promise<void>;
   /** Closes PGlite or ends the pool; the process can exit afterwards. */

@@ -399,7 +399,7 @@ export const custodyIndexCounters = pgTable(
   "custody_index_counters",
   {
     coin: text("coin").notNull(),
-    /** Fingerprint of the configured account key (hex, see custody/issuing.ts). */
+    /** Fingerprint of the configured account key (hex, see domain/issuing.ts). */
     keyId: text("key_id").notNull(),
     nextIndex: bigint("next_index", { mode: "number" }).notNull().default(0),
     updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),

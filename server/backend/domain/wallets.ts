@@ -30,12 +30,7 @@ import {
   type WithdrawalStatus,
 } from "./ledger.ts";
 import { visibleTo } from "./messages.ts";
-import {
-  issueAutomatically,
-  warnIfPoolLow,
-  type IssueOutcome,
-  type IssuingPolicy,
-} from "../custody/issuing.ts";
+import { issueAutomatically, warnIfPoolLow, type IssueOutcome, type IssuingPolicy } from "./issuing.ts";
 
 export { INCOMING_TRANSACTION, NOT_ADDED_YET };
 export const MAX_TRANSACTIONS = 1000;
@@ -84,7 +79,7 @@ export type RequestWalletResult =
  * when the wallet exists (requested or issued), it is returned with
  * created: false and nothing is written. Concurrent requests create one.
  * With an issuing policy, a coin that issues automatically gives the new
- * wallet its address in the same transaction (custody/issuing.ts).
+ * wallet its address in the same transaction (issuing.ts).
  */
 export async function requestWallet(
   db: AppDb,

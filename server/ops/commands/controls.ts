@@ -267,7 +267,7 @@ lifted.`,
     async run(ctx, input) {
       const [controls, issuing] = await Promise.all([
         import("../../backend/domain/controls.ts"),
-        import("../../backend/custody/issuing.ts"),
+        import("../../backend/domain/issuing.ts"),
       ]);
       const resolved = await resolveScope(ctx, input.scope);
       const result = await ctx.db.transaction(async (tx) => {

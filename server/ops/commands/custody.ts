@@ -1,8 +1,8 @@
 // Custody (issue 16, record 039): the address pools, each coin's issuing policy, and how
-// every coin issues at a glance. Automatic issuing itself is server/backend/custody/issuing.ts.
+// every coin issues at a glance. Automatic issuing itself is server/backend/domain/issuing.ts.
 import path from "node:path";
 import { TICKERS, type Ticker } from "../../../common/coins.ts";
-import type { CatchUp, CoinIssuing, IssuingPolicy } from "../../backend/custody/issuing.ts";
+import type { CatchUp, CoinIssuing, IssuingPolicy } from "../../backend/domain/issuing.ts";
 import type { CommandContext } from "./define.ts";
 import { audit, defineCommand, OpsError, plural, table, type OpsCommand } from "./define.ts";
 
@@ -199,7 +199,7 @@ issue-address. An issuing pause (ops pause) stops both. Writes one audit_log row
       const [{ eq }, { custodySettings }, issuing] = await Promise.all([
         import("drizzle-orm"),
         import("../../backend/db/schema.ts"),
-        import("../../backend/custody/issuing.ts"),
+        import("../../backend/domain/issuing.ts"),
       ]);
       const policy = policyOf(ctx);
       return ctx.db.transaction(async (tx) => {
@@ -268,7 +268,7 @@ requests are waiting for an address.`,
       const [{ and, count, eq, isNull }, { wallets }, issuing, controls] = await Promise.all([
         import("drizzle-orm"),
         import("../../backend/db/schema.ts"),
-        import("../../backend/custody/issuing.ts"),
+        import("../../backend/domain/issuing.ts"),
         import("../../backend/domain/controls.ts"),
       ]);
       const policy = policyOf(ctx);
@@ -335,7 +335,7 @@ async function addToPool(ctx: CommandContext, coin: Ticker, file: string) {
       import("drizzle-orm"),
       import("../../backend/db/schema.ts"),
       import("../../../common/addresses.ts"),
-      import("../../backend/custody/issuing.ts"),
+      import("../../backend/domain/issuing.ts"),
       import("@noble/curves/ed25519.js"),
       import("@scure/base"),
     ]);

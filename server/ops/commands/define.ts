@@ -7,7 +7,7 @@
 //
 // The database and domain modules are imported inside run() only, so that
 // --help and usage mistakes answer before any of them is loaded.
-import type { Config } from "../../host/config.ts";
+import type { Config } from "../../config.ts";
 import type { AppDb } from "../../backend/db/index.ts";
 
 /** A refusal: printed as one line, "error: …", exit 1; nothing has been written. */

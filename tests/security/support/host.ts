@@ -5,7 +5,7 @@ import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { loadConfig } from "../../../server/host/config.ts";
+import { loadConfig } from "../../../server/config.ts";
 import { startHost } from "../../../server/host/host.ts";
 import { pgliteTemplate } from "../../backend/helpers.ts";
 

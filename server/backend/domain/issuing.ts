@@ -8,6 +8,9 @@
 // Index order: custody_index_counters' row is taken with INSERT … ON CONFLICT DO UPDATE, so
 // its row lock orders concurrent requests of every server process, and a request that rolls
 // back gives its index back with it: the indexes handed out are consecutive.
+//
+// These are rules of the domain (they read pauses, write audit rows, lock wallets), so they
+// live here; custody/ below holds only the keys and their derivation, and imports no rule.
 import { and, asc, count, eq, isNull, sql } from "drizzle-orm";
 import type { UsdtNetwork } from "../../../common/addresses.ts";
 import type { Ticker } from "../../../common/coins.ts";
@@ -21,14 +24,14 @@ import {
   wallets,
   type Wallet,
 } from "../db/schema.ts";
-import { activePause, type ActivePause } from "../domain/controls.ts";
+import { activePause, type ActivePause } from "./controls.ts";
 import {
   deriveAddress,
   KEYED_COINS,
   MAX_ADDRESS_INDEX,
   type ConfiguredKeys,
   type KeyedCoin,
-} from "./derive.ts";
+} from "../custody/derive.ts";
 
 /** What issuing needs to know of the configuration. */
 export interface IssuingPolicy {

@@ -1,18 +1,23 @@
 // The process configuration: read once from the environment, validated with zod.
 // Nothing else in the code base reads process.env.
+//
+// It stands beside the three that read it, not inside any of them: the host (server/host/)
+// serves with it, the operator commands (server/ops/) open the database and issue addresses
+// with it, and the host builds the backend from it. The backend itself takes its settings as
+// options and never reads this file; the settings' parsers it owns (account keys) are used here.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
-import { TICKERS, type Ticker } from "../../common/coins.ts";
-import type { AddressEntry } from "../backend/api/http.ts";
+import { TICKERS, type Ticker } from "../common/coins.ts";
+import type { AddressEntry } from "./backend/api/http.ts";
 import {
   accountKeyFingerprint,
   KEYED_COINS,
   parseAccountKey,
   type ConfiguredKeys,
-} from "../backend/custody/derive.ts";
-import { parseTrustProxy, parseWebTierHosts, type TrustEntry } from "./edge.ts";
+} from "./backend/custody/derive.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -55,6 +60,50 @@ function parseOrigins(value: string): string[] | string {
     origins.push(url.origin);
   }
   return origins;
+}
+
+/**
+ * Parses TRUST_PROXY: "off" (or empty), "loopback", or a comma list of
+ * "loopback", IP addresses and CIDR blocks. Returns the entries (none = off)
+ * or a message naming the first bad one.
+ */
+export function parseTrustProxy(value: string): AddressEntry[] | string {
+  return parseAddressList(value, "off");
+}
+
+/**
+ * Parses WEB_TIER_HOSTS (record 026): "none" (or empty), or a comma list of
+ * "loopback", IP addresses and CIDR blocks, as TRUST_PROXY.
+ */
+export function parseWebTierHosts(value: string): AddressEntry[] | string {
+  return parseAddressList(value, "none");
+}
+
+function parseAddressList(value: string, none: "off" | "none"): AddressEntry[] | string {
+  const items = value
+    .split(",")
+    .map((item) => item.trim())
+    .filter((item) => item !== "");
+  if (items.length === 0 || (items.length === 1 && items[0]?.toLowerCase() === none)) return [];
+  const entries: AddressEntry[] = [];
+  for (const item of items) {
+    if (item.toLowerCase() === "loopback") {
+      entries.push({ kind: "loopback" });
+      continue;
+    }
+    const [address = "", prefixText, ...rest] = item.split("/");
+    const family = isIP(address);
+    if (rest.length > 0 || (family !== 4 && family !== 6)) {
+      return `"${item}" is not "${none}", "loopback", an IP address or a CIDR block`;
+    }
+    const max = family === 4 ? 32 : 128;
+    const prefix = prefixText === undefined ? max : Number(prefixText);
+    if (!/^\d{1,3}$/u.test(prefixText ?? String(max)) || prefix > max) {
+      return `"${item}" has a prefix length outside 0-${max}`;
+    }
+    entries.push({ kind: "subnet", network: address, prefix, family });
+  }
+  return entries;
 }
 
 /** COMPANY_NUMBER's default: obviously not a real registration, to be replaced in production. */
@@ -231,7 +280,7 @@ export interface Config {
   legalEmail: string;
   maxBodyBytes: number;
   /** The proxies whose forwarded headers are believed (TRUST_PROXY); empty: none. */
-  trustProxy: TrustEntry[];
+  trustProxy: AddressEntry[];
   /** The web tiers outside this process whose forwarded visitor address is believed (WEB_TIER_HOSTS); empty: none. */
   webTierHosts: AddressEntry[];
   /**

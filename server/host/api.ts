@@ -1,0 +1,86 @@
+// /api in this process: the prices service (unless PRICES_URL points elsewhere) and the
+// backend (unless BACKEND_URL does), each built from the configuration; the backend's own
+// jobs are started here and stopped with the host (server/backend/jobs.ts, record 045).
+import type { RequestListener } from "node:http";
+import {
+  createRequestListener as createFetchListener,
+  type ClientAddress,
+} from "@remix-run/node-fetch-server";
+import type { PricesServices } from "../../common/contract/prices.ts";
+import { fixedUsdPrice } from "../../common/contract/amounts.ts";
+import { refusal } from "../../common/contract/refusals.ts";
+import { createBackend, type Backend } from "../backend/api/handler.ts";
+import { refusalResponse } from "../backend/api/http.ts";
+import type { Database } from "../backend/db/index.ts";
+import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
+import { maintainDatabase } from "../backend/jobs.ts";
+import type { Config } from "../config.ts";
+import { requestFacts } from "./edge.ts";
+
+export interface Api {
+  /** The backend, when it runs in this process. */
+  backend: Backend | undefined;
+  /** The prices service's answers, when it runs in this process. */
+  prices: PricesServices | undefined;
+  /** Answers a request under /api. */
+  listener: RequestListener;
+  /** Stops the backend's jobs (or this process's vacuuming of its own embedded database). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the prices service and the backend and starts the backend's jobs: issuing's
+ * catch-up is done when this resolves, so nothing is served before it.
+ */
+export async function mountApi(config: Config, database: Database): Promise<Api> {
+  // Prices and rates, cached: served by the feed routes and used by the API to price sends.
+  const market = createMarketData({
+    offline: config.feedsOffline,
+    ...(config.coingeckoUrl ? { coingeckoUrl: config.coingeckoUrl } : {}),
+    ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
+  });
+
+  const backend = config.backendUrl
+    ? undefined
+    : createBackend({
+        db: database.db,
+        platform: config.platform,
+        backendSecret: config.backendSecret,
+        maxBodyBytes: config.maxBodyBytes,
+        rateLimits: config.rateLimits === "off" ? "off" : undefined,
+        usdtNetwork: config.usdtNetwork,
+        custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
+        maintain: database.maintain,
+        // Spec section 9: the USDT price is fixed at 1.
+        usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
+      });
+
+  // The backend's own jobs: issuing's catch-up (done before serving), old sender addresses
+  // cleared daily, the embedded database vacuumed hourly. A process fronting a remote backend
+  // still keeps its own embedded database (web sessions) vacuumed.
+  if (backend) await backend.start();
+  const upkeep = backend ?? (database.maintain ? maintainDatabase(database.maintain) : undefined);
+
+  // The prices service runs in-process unless PRICES_URL points elsewhere.
+  const feeds = config.pricesUrl
+    ? undefined
+    : createFeedRoutes({ offline: config.feedsOffline, platform: config.platform, market });
+
+  // The public data routes first, then the accounts and wallets API.
+  // Both parameters are declared so the listener hands over the connection's
+  // address (it passes it only to handlers of two parameters); the API records
+  // it as the sender of support messages (call 12).
+  // Behind a trusted proxy the connection is the client it names (record 014).
+  const answer = async (request: Request, client: ClientAddress) =>
+    (feeds ? await feeds(request) : undefined) ??
+    (backend
+      ? await backend.handler(request, requestFacts()?.sender ?? client)
+      : refusalResponse(refusal("not_found")));
+
+  return {
+    backend,
+    prices: feeds?.services,
+    listener: createFetchListener(answer),
+    stop: async () => await upkeep?.stop(),
+  };
+}
