@@ -6,7 +6,7 @@ import { ServerRouter, type EntryContext, type RouterContextProvider } from "rea
 import { log } from "../common/log.ts";
 import { nonceContext } from "./context.ts";
 
-// The host sets the services and the CSP nonce on these very context keys (see server/host/host.ts).
+// The host sets the services and the CSP nonce on these very context keys (see server/host/web-tier.ts).
 export { nonceContext, servicesContext } from "./context.ts";
 
 export const streamTimeout = 5_000;
