@@ -27,29 +27,42 @@ export interface ApiAccount {
   userId: string;
 }
 
+type DatabaseSuites = (getDatabase: () => OpenedDatabase, name: string) => void;
+
+/** How long opening a database may take (migrations on a loaded machine); default: the hook timeout. */
+export interface EachDatabaseOptions {
+  openTimeout?: number;
+}
+
 /**
  * One describe per database target (PGlite, and PostgreSQL with TEST_DATABASE_URL):
- * the database is opened before its suites and disposed of after them.
+ * the database is opened before its suites and disposed of after them. The title's
+ * "$name" stands for the target's name: "database: $name" gives "database: pglite".
  */
+export function describeEachDatabase(title: string, suites: DatabaseSuites): void;
 export function describeEachDatabase(
-  /** The describe's title before the target's name: "database: " gives "database: pglite". */
   title: string,
-  suites: (getDatabase: () => OpenedDatabase) => void,
-  openTimeout?: number,
+  options: EachDatabaseOptions,
+  suites: DatabaseSuites,
+): void;
+export function describeEachDatabase(
+  title: string,
+  ...args: [DatabaseSuites] | [EachDatabaseOptions, DatabaseSuites]
 ) {
+  const [options, suites] = args.length === 1 ? [{}, args[0]] : args;
   for (const target of databaseTargets()) {
-    describe(`${title}${target.name}`, () => {
+    describe(`${title.replaceAll("$name", target.name)}`, () => {
       let opened: OpenedDatabase | undefined;
       beforeAll(async () => {
         opened = await target.open();
-      }, openTimeout);
+      }, options.openTimeout);
       afterAll(async () => {
         await opened?.dispose();
       });
       suites(() => {
         if (!opened) throw new Error("database not open");
         return opened;
-      });
+      }, target.name);
     });
   }
 }
@@ -58,15 +71,11 @@ export function describeEachDatabase(
 export function describeEachDatabaseAndTransport(
   title: string,
   suite: (transport: Transport, getDatabase: () => OpenedDatabase) => void,
-  openTimeout?: number,
+  options: EachDatabaseOptions = {},
 ) {
-  describeEachDatabase(
-    title,
-    (getDatabase) => {
-      for (const transport of transports) suite(transport, getDatabase);
-    },
-    openTimeout,
-  );
+  describeEachDatabase(title, options, (getDatabase) => {
+    for (const transport of transports) suite(transport, getDatabase);
+  });
 }
 
 export interface Api {

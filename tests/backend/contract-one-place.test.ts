@@ -24,26 +24,14 @@ import { validateAddress } from "../../common/addresses.ts";
 import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import {
-  createTestHandler,
-  databaseTargets,
-  randomAddress,
-  transports,
-  uniqueEmail,
-  type Connection,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { createTestHandler, randomAddress, transports, uniqueEmail, type Connection } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
-describe.each(databaseTargets())("the contract is written once ($name)", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_000 }, (getDatabase) => {
   let db: AppDb;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
 
   /** A new account holding 1.5 ETH on a wallet with an address; its e-mail, words and wallet id. */

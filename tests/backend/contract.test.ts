@@ -253,4 +253,4 @@ function contractSuite(transport: Transport, getDatabase: () => OpenedDatabase) 
   });
 }
 
-describeEachDatabaseAndTransport("database: ", contractSuite);
+describeEachDatabaseAndTransport("database: $name", contractSuite);

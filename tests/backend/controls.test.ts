@@ -32,13 +32,12 @@ import { runInServer } from "../../server/ops/registry.ts";
 import {
   BACKEND_SECRET,
   createTestHandler,
-  databaseTargets,
   randomAddress,
   transports,
   uniqueEmail,
   type Connection,
-  type OpenedDatabase,
 } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
 const COIN_PAUSED = "Sends of ETH are paused for now. Your funds are safe; please try again later.";
 const USER_PAUSED =
@@ -55,8 +54,7 @@ function units(coin: Ticker, text: string): bigint {
   return parsed.units;
 }
 
-describe.each(databaseTargets())("kill switches and reconciliation ($name)", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 120_000 }, (getDatabase) => {
   let db: AppDb;
   const config = loadConfig({
     NODE_ENV: "test",
@@ -66,12 +64,8 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
   /** An operator command, as the ops socket runs it. */
   const ops = (...argv: string[]) => runInServer(argv, { db, config });
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
 
   /** Rows that a refusal must leave as they were. */

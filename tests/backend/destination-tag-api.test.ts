@@ -215,4 +215,6 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   });
 }
 
-describeEachDatabaseAndTransport("call 6 with an XRP destination tag on ", suite, 60_000);
+describeEachDatabaseAndTransport("call 6 with an XRP destination tag on $name", suite, {
+  openTimeout: 60_000,
+});

@@ -7,7 +7,7 @@
 // working and are moved to the normalised form at their next sign-in.
 import * as argon2 from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { beforeAll, expect, test, vi } from "vitest";
 import { ANSWERS, REFUSALS } from "../../common/contract/refusals.ts";
 import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -24,15 +24,8 @@ import {
   phraseHmac,
 } from "../../server/backend/domain/crypto.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
-import {
-  BACKEND_SECRET,
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  post,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, PLATFORM, createTestHandler, post, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (the timing test below counts them).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -73,20 +66,15 @@ const invalid = (path: string, message: string): Answer => ({
   },
 });
 
-describe.each(databaseTargets())("password normalisation on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let api: ApiHandler;
   let ctx: AccountsContext;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+  beforeAll(() => {
+    db = getDatabase().database.db;
     api = createTestHandler(db);
     ctx = { db, keys: deriveServerKeys(BACKEND_SECRET) };
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
   async function call(path: string, body: Record<string, unknown>, handler = api): Promise<Answer> {

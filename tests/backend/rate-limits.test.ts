@@ -3,21 +3,14 @@
 // requests really run in parallel over a pool of connections). The clock of
 // the limits is the test's, so a 15-minute backoff takes no time.
 import * as argon2 from "@node-rs/argon2";
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { REFUSALS, tooManyAttempts } from "../../common/contract/refusals.ts";
 import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
-import {
-  BACKEND_SECRET,
-  PLATFORM,
-  TEST_USD_PRICES,
-  databaseTargets,
-  post,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, PLATFORM, TEST_USD_PRICES, post, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (timing equalisation below).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -44,20 +37,15 @@ function expectWait(answer: Answer, seconds: number) {
   });
 }
 
-describe.each(databaseTargets())("rate limits on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let clock: Date;
   const advance = (ms: number) => {
     clock = new Date(clock.getTime() + ms);
   };
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
   beforeEach(() => {
     clock = new Date("2026-11-21T12:00:00.000Z");

@@ -439,4 +439,4 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   });
 }
 
-describeEachDatabaseAndTransport("call 6 on ", suite, 60_000);
+describeEachDatabaseAndTransport("call 6 on $name", suite, { openTimeout: 60_000 });

@@ -4,7 +4,7 @@
 // Whatever the interleaving, the wallet never spends more than it holds.
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { withdrawals } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../common/addresses.ts";
@@ -15,31 +15,19 @@ import {
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  postJson,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { PLATFORM, createTestHandler, postJson, randomAddress, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
 
 const WEI = 10n ** 18n;
 
-describe.each(databaseTargets())("concurrent sends on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("concurrent sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let handler: ApiHandler;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+  beforeAll(() => {
+    db = getDatabase().database.db;
     handler = createTestHandler(db);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
   async function call(path: string, body: Record<string, unknown>) {

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { validateAddress } from "../../common/addresses.ts";
 import {
@@ -17,15 +17,8 @@ import {
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  postJson,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { PLATFORM, createTestHandler, postJson, randomAddress, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
 /** 0.0001 ETH in wei: every amount here is a whole number of these (4 decimals). */
 const TICK = 10n ** 14n;
@@ -78,18 +71,13 @@ function decimal(ticks: number): string {
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
-describe.each(databaseTargets())("model of sends on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let handler: ApiHandler;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+  beforeAll(() => {
+    db = getDatabase().database.db;
     handler = createTestHandler(db);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
   async function call(path: string, body: Record<string, unknown>) {

@@ -502,4 +502,4 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   });
 }
 
-describeEachDatabaseAndTransport("database: ", suite);
+describeEachDatabaseAndTransport("database: $name", suite);

@@ -17,15 +17,8 @@ import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import { supportMessages, users, wallets, withdrawals } from "../../server/backend/db/schema.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
-import {
-  PLATFORM,
-  ROUTES,
-  createTestHandler,
-  databaseTargets,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "../backend/helpers.ts";
+import { PLATFORM, ROUTES, createTestHandler, randomAddress, uniqueEmail } from "../backend/helpers.ts";
+import { describeEachDatabase } from "../backend/api-suite.ts";
 import {
   answerOf,
   changedTables,
@@ -70,8 +63,7 @@ const creds = (h: Holder) => ({ platform: PLATFORM, email: h.email, twelveWords:
 
 const ETH_DESTINATION = "0x52908400098527886e0f7030069857d2e4169ee7";
 
-describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
   let db: AppDb;
   let api: ApiHandler;
   /** A bystander: the account attackers aim at. */
@@ -79,15 +71,11 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
   let setup: ApiHandler;
 
   beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+    db = getDatabase().database.db;
     // The production limits (record 013): attackers meet them too.
     api = createTestHandler(db, { rateLimits: DEFAULT_RATE_LIMITS });
     setup = attackerHandler(api);
     victim = await createHolder(db, { label: "victim" });
-  });
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
   /** Runs the attack and asserts the watched tables did not change. */
