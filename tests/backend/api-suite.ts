@@ -1,8 +1,11 @@
 // The frame the API tests share: each database target opened around its
 // suites, a connection over each transport to a test handler, and calls as a
-// client makes them (JSON with the platform field; every answer checked to be
-// JSON and not cacheable). helpers.ts holds what needs no vitest.
+// client makes them (JSON with the platform field; every answer checked: never
+// a 5xx, JSON, not cacheable, each refusal in the contract's shape).
+// helpers.ts holds what needs no vitest.
 import { afterAll, beforeAll, describe, expect } from "vitest";
+import { isRefusalCode } from "../../common/contract/refusals.ts";
+import { CLIENT_IP_HEADER } from "../../server/backend/api/http.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import {
   PLATFORM,
@@ -18,6 +21,79 @@ import {
 export interface Answer {
   status: number;
   body: Record<string, unknown>;
+}
+
+/**
+ * An answer as callApi reads it. The headers and the text as sent ride along
+ * unenumerated: an answer still equals the { status, body } a test expects.
+ */
+export interface ApiAnswer extends Answer {
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** What takes a request and answers it: the API handler, or a connection's fetch. */
+export type ApiFetch = (request: Request) => Promise<Response>;
+
+export interface CallOptions {
+  /** The visitor's address, forwarded as the web tier forwards it; none: a direct caller. */
+  ip?: string | null;
+  headers?: Record<string, string>;
+  /** Where the API is; default: the handler's own /api. */
+  baseUrl?: string;
+}
+
+/** A refusal exactly as the contract writes it: { success: false, code, message } with a code it has. */
+export function expectErrorShape(body: unknown): void {
+  expect(typeof body).toBe("object");
+  expect(body).not.toBeNull();
+  const record = body as Record<string, unknown>;
+  expect(record.success).toBe(false);
+  expect(isRefusalCode(record.code), `a refusal code the contract has: ${String(record.code)}`).toBe(true);
+  expect(typeof record.message).toBe("string");
+  expect((record.message as string).length).toBeGreaterThan(0);
+}
+
+/**
+ * What every answer must be: never a 5xx or a redirect, JSON, and each 4xx in
+ * the refusal shape. Returns the parsed body (none for a HEAD answered empty).
+ */
+export function expectApiAnswer(request: Request, response: Response, text: string): unknown {
+  expect(response.status, `5xx for ${request.method} ${request.url}: ${text}`).toBeLessThan(500);
+  expect(response.status).toBeGreaterThanOrEqual(200);
+  expect(response.status >= 300 && response.status < 400, "no redirects from the API").toBe(false);
+  expect(response.headers.get("content-type") ?? "").toMatch(/^application\/json\b/u);
+  const body: unknown = request.method === "HEAD" && text === "" ? undefined : JSON.parse(text);
+  if (response.status >= 400 && body !== undefined) expectErrorShape(body);
+  return body;
+}
+
+/**
+ * A call as a client makes it (POST, JSON with the platform) and its answer,
+ * checked as every answer must be and, as the API writes its calls' answers,
+ * exactly UTF-8 JSON and not cacheable.
+ */
+export async function callApi(
+  fetch: ApiFetch,
+  path: string,
+  body: Record<string, unknown>,
+  { ip, headers = {}, baseUrl = "http://backend.test/api" }: CallOptions = {},
+): Promise<ApiAnswer> {
+  const request = new Request(`${baseUrl}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(ip ? { [CLIENT_IP_HEADER]: ip } : {}), ...headers },
+    body: JSON.stringify({ platform: PLATFORM, ...body }),
+  });
+  const response = await fetch(request);
+  const text = await response.text();
+  const json = expectApiAnswer(request, response, text) as Record<string, unknown>;
+  expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
+  expect(response.headers.get("cache-control")).toBe("no-store");
+  const answer = { status: response.status, body: json };
+  return Object.defineProperties(answer, {
+    headers: { value: response.headers, enumerable: false },
+    text: { value: text, enumerable: false },
+  }) as ApiAnswer;
 }
 
 /** An account made through call 1, with the password "pw". */
@@ -82,9 +158,8 @@ export interface Api {
   /** The suite's database (after its beforeAll). */
   readonly db: AppDb;
   readonly connection: Connection;
-  /** Posts the body (with the platform) and checks the answer is JSON and not cacheable. */
-  respond(path: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<Response>;
-  call(path: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<Answer>;
+  /** callApi over the connection. */
+  call(path: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** A new account through call 1 (password "pw"), its e-mail labelled. */
   newAccount(label: string): Promise<ApiAccount>;
 }
@@ -113,22 +188,9 @@ export function connectApi(
       if (!connection) throw new Error("not connected yet");
       return connection;
     },
-    async respond(path, body, headers = {}) {
+    call(path, body, headers) {
       const { fetch, baseUrl } = api.connection;
-      const response = await fetch(
-        new Request(`${baseUrl}${path}`, {
-          method: "POST",
-          headers: { "content-type": "application/json", ...headers },
-          body: JSON.stringify({ platform: PLATFORM, ...body }),
-        }),
-      );
-      expect(response.headers.get("content-type")).toBe("application/json; charset=utf-8");
-      expect(response.headers.get("cache-control")).toBe("no-store");
-      return response;
-    },
-    async call(path, body, headers) {
-      const response = await api.respond(path, body, headers);
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+      return callApi(fetch, path, body, { headers, baseUrl });
     },
     async newAccount(label) {
       const email = uniqueEmail(label);

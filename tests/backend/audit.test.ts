@@ -6,11 +6,10 @@ import { gt } from "drizzle-orm";
 import { beforeAll, expect, test } from "vitest";
 import { createHttpClient, createInProcessClient } from "../../app/backend.server.ts";
 import { runWithRequest } from "../../common/log.ts";
-import { CLIENT_IP_HEADER } from "../../server/backend/api/http.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { auditLog, type AuditEntry } from "../../server/backend/db/schema.ts";
 import { createTestHandler, PLATFORM, uniqueEmail, type TestHandler } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { callApi, describeEachDatabase } from "./api-suite.ts";
 
 const IP = "203.0.113.7";
 
@@ -47,18 +46,8 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     api = createTestHandler(db);
   });
 
-  async function call(path: string, body: Record<string, unknown>, ip: string | null = IP) {
-    const headers: Record<string, string> = { "content-type": "application/json" };
-    if (ip) headers[CLIENT_IP_HEADER] = ip;
-    const response = await api(
-      new Request(`http://backend.test/api/${path}`, {
-        method: "POST",
-        headers,
-        body: JSON.stringify({ platform: PLATFORM, ...body }),
-      }),
-    );
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const call = (path: string, body: Record<string, unknown>, ip: string | null = IP) =>
+    callApi(api, path, body, { ip });
 
   async function lastId(): Promise<number> {
     const rows = await db.select({ id: auditLog.id }).from(auditLog);
@@ -75,7 +64,7 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
   async function account() {
     const email = uniqueEmail("audit");
     const password = `pw-audit-${crypto.randomUUID()}`;
-    const created = await call("aml-authentication", { email, password, passwordConfirmed: password });
+    const created = await call("/aml-authentication", { email, password, passwordConfirmed: password });
     expect(created.status).toBe(200);
     const words = created.body.twelveWords as string[];
     return { email, password, words, userId: created.body.newUserId as string };
@@ -86,26 +75,26 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     const secrets = [user.password, user.words.join(" "), user.words.slice(0, 3).join(" ")];
     expectOne(
       await rowsOf(() =>
-        call("aml-authorization", { email: user.email.toUpperCase(), password: user.password }),
+        call("/aml-authorization", { email: user.email.toUpperCase(), password: user.password }),
       ),
       { action: "auth.login", actor: user.email, subject: user.userId },
       secrets,
     );
     expectOne(
-      await rowsOf(() => call("aml-authorization", { email: user.email, password: "not-the-password" })),
+      await rowsOf(() => call("/aml-authorization", { email: user.email, password: "not-the-password" })),
       { action: "auth.login.failed", actor: user.email, subject: user.userId, reason: "wrong-password" },
       [...secrets, "not-the-password"],
     );
     // A password typed into the e-mail box must not end up in the log.
     const typed = "hunter2-typed@example.com";
     expectOne(
-      await rowsOf(() => call("aml-authorization", { email: typed, password: user.password })),
+      await rowsOf(() => call("/aml-authorization", { email: typed, password: user.password })),
       { action: "auth.login.failed", actor: "anonymous", subject: null, reason: "unknown-email" },
       [...secrets, typed],
     );
     // Without a believed address there is no ip.
     expectOne(
-      await rowsOf(() => call("aml-authorization", { email: user.email, password: user.password }, null)),
+      await rowsOf(() => call("/aml-authorization", { email: user.email, password: user.password }, null)),
       { action: "auth.login", actor: user.email, subject: user.userId, ip: null },
       secrets,
     );
@@ -116,7 +105,7 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     const secrets = [user.password, user.words.join(" ")];
     expectOne(
       await rowsOf(async () => {
-        const answer = await call("aml-authorization", {
+        const answer = await call("/aml-authorization", {
           email: user.email,
           password: user.password,
           purpose: "reveal",
@@ -129,14 +118,14 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     );
     expectOne(
       await rowsOf(() =>
-        call("aml-authorization", { email: user.email, password: "nope-nope", purpose: "reveal" }),
+        call("/aml-authorization", { email: user.email, password: "nope-nope", purpose: "reveal" }),
       ),
       { action: "auth.reveal.failed", actor: user.email, subject: user.userId, reason: "wrong-password" },
       [...secrets, "nope-nope"],
     );
     // Any other purpose is refused before anything is checked or written.
     const refused = await rowsOf(async () => {
-      const answer = await call("aml-authorization", {
+      const answer = await call("/aml-authorization", {
         email: user.email,
         password: user.password,
         purpose: "x",
@@ -153,14 +142,14 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     const probe = `probe-${crypto.randomUUID()}`;
     expectOne(
       await rowsOf(() =>
-        call("aml-authorization", { email: user.email, password: probe, purpose: "restore" }),
+        call("/aml-authorization", { email: user.email, password: probe, purpose: "restore" }),
       ),
       { action: "restore.lookup", actor: user.email, subject: user.userId, reason: "wrong-password" },
       [...secrets, probe],
     );
     expectOne(
       await rowsOf(() =>
-        call("aml-authorization", { email: uniqueEmail("nobody"), password: probe, purpose: "restore" }),
+        call("/aml-authorization", { email: uniqueEmail("nobody"), password: probe, purpose: "restore" }),
       ),
       { action: "restore.lookup.failed", actor: "anonymous", subject: null, reason: "unknown-email" },
       [...secrets, probe],
@@ -168,26 +157,26 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
 
     const wrong = user.words.toReversed().join(" ");
     expectOne(
-      await rowsOf(() => call("request-change-password", { email: user.email, twelveWords: wrong })),
+      await rowsOf(() => call("/request-change-password", { email: user.email, twelveWords: wrong })),
       { action: "restore.phrase.failed", actor: user.email, subject: user.userId, reason: "wrong-phrase" },
       [...secrets, wrong],
     );
     expectOne(
       await rowsOf(() =>
-        call("request-change-password", { email: uniqueEmail("nobody"), twelveWords: wrong }),
+        call("/request-change-password", { email: uniqueEmail("nobody"), twelveWords: wrong }),
       ),
       { action: "restore.phrase.failed", actor: "anonymous", subject: null, reason: "unknown-email" },
       [...secrets, wrong],
     );
     expectOne(
-      await rowsOf(() => call("request-change-password", { email: user.email, twelveWords: user.words })),
+      await rowsOf(() => call("/request-change-password", { email: user.email, twelveWords: user.words })),
       { action: "restore.phrase", actor: user.email, subject: user.userId },
       secrets,
     );
 
     expectOne(
       await rowsOf(() =>
-        call("aml-client-change-password", {
+        call("/aml-client-change-password", {
           email: user.email,
           twelveWords: wrong,
           password: newPassword,
@@ -204,7 +193,7 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     );
     expectOne(
       await rowsOf(async () => {
-        const answer = await call("aml-client-change-password", {
+        const answer = await call("/aml-client-change-password", {
           email: user.email,
           twelveWords: user.words,
           password: newPassword,
@@ -218,7 +207,7 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     // A mismatch is refused before anything is checked: no row.
     expect(
       await rowsOf(() =>
-        call("aml-client-change-password", {
+        call("/aml-client-change-password", {
           email: user.email,
           twelveWords: user.words,
           password: "a-one",
@@ -251,9 +240,9 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
   test("other calls write nothing; rows cannot be changed or deleted", async () => {
     const user = await account();
     const rows = await rowsOf(async () => {
-      await call("check-if-logged-in", { email: user.email, twelveWords: user.words });
-      await call("aml-client-balances", { email: user.email, twelveWords: user.words });
-      await call("aml-new-messages-count", { email: user.email, twelvewords: user.words });
+      await call("/check-if-logged-in", { email: user.email, twelveWords: user.words });
+      await call("/aml-client-balances", { email: user.email, twelveWords: user.words });
+      await call("/aml-new-messages-count", { email: user.email, twelvewords: user.words });
     });
     expect(rows).toHaveLength(0);
     for (const change of [db.delete(auditLog), db.update(auditLog).set({ actor: "someone" })]) {

@@ -27,10 +27,7 @@ const sentId = (answer: { body: Record<string, unknown> }) =>
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
     const api = connectApi(transport, getDatabase);
-    async function call(path: string, body: Record<string, unknown>) {
-      const response = await api.respond(path, body);
-      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-    }
+    const { call } = api;
     const newAccount = () => api.newAccount("tags");
     type Account = Awaited<ReturnType<typeof newAccount>>;
 

@@ -24,8 +24,8 @@ import {
   phraseHmac,
 } from "../../server/backend/domain/crypto.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
-import { BACKEND_SECRET, PLATFORM, createTestHandler, post, uniqueEmail } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { BACKEND_SECRET, PLATFORM, createTestHandler, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase, type Answer } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (the timing test below counts them).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -39,11 +39,6 @@ const NFD = "cafe\u0301 u\u0308ber-Passwo\u0308rd";
 /** ASCII digits, and the same digits full-width (an East Asian input method); NFKC maps these to those. */
 const ASCII_DIGITS = "pin 2468 \u00e9t\u00e9";
 const FULLWIDTH_DIGITS = "pin \uff12\uff14\uff16\uff18 \u00e9t\u00e9";
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 const WRONG_PASSWORD: Answer = {
   status: 401,
@@ -77,25 +72,18 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
     ctx = { db, keys: deriveServerKeys(BACKEND_SECRET) };
   });
 
-  async function call(path: string, body: Record<string, unknown>, handler = api): Promise<Answer> {
-    const response = await handler(
-      post(`/api/${path}`, JSON.stringify({ platform: PLATFORM, ...body }), {
-        "content-type": "application/json",
-        "x-coinkeep-client-ip": "198.51.100.40",
-      }),
-    );
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const call = (path: string, body: Record<string, unknown>, handler = api) =>
+    callApi(handler, path, body, { ip: "198.51.100.40" });
 
   async function signUp(password: string, confirmation = password) {
     const email = uniqueEmail("nfkc");
-    const created = await call("aml-authentication", { email, password, passwordConfirmed: confirmation });
+    const created = await call("/aml-authentication", { email, password, passwordConfirmed: confirmation });
     expect(created.status).toBe(200);
     return { email, words: (created.body.twelveWords as string[]).join(" ") };
   }
 
   const signIn = (email: string, password: string, extra: Record<string, unknown> = {}) =>
-    call("aml-authorization", { email, password, ...extra });
+    call("/aml-authorization", { email, password, ...extra });
 
   const storedRow = async (email: string) => {
     const [row] = await db.select().from(users).where(eq(users.email, email));
@@ -159,7 +147,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
     expect(await signIn(account.email, NFC)).toEqual(loggedIn(account.email, account.words));
     // Restore's new password (call 11), typed decomposed, confirmed composed.
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: account.email,
         twelveWords: account.words,
         password: FULLWIDTH_DIGITS,
@@ -171,7 +159,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
     expect(await signIn(account.email, NFC)).toEqual(WRONG_PASSWORD);
     // Really different passwords are still refused with the spec's text.
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: account.email,
         twelveWords: account.words,
         password: NFC,
@@ -186,7 +174,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
       },
     });
     expect(
-      await call("aml-authentication", {
+      await call("/aml-authentication", {
         email: uniqueEmail("mismatch"),
         password: ASCII_DIGITS,
         passwordConfirmed: "pin 2469 \u00e9t\u00e9",
@@ -252,7 +240,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
   test("a legacy account restored with a new password gets the normalised form", async () => {
     const legacy = await legacyAccount(NFD);
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: legacy.email,
         twelveWords: legacy.words,
         password: FULLWIDTH_DIGITS,
@@ -285,7 +273,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
   test("the length and emptiness rules are judged on what was sent; their messages are unchanged", async () => {
     const email = uniqueEmail("rules");
     expect(await signIn(email, "")).toEqual(invalid("password", "Must not be empty."));
-    expect(await call("aml-authentication", { email, password: "", passwordConfirmed: "" })).toEqual({
+    expect(await call("/aml-authentication", { email, password: "", passwordConfirmed: "" })).toEqual({
       status: 400,
       body: {
         success: false,
@@ -345,7 +333,7 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
     });
     const email = uniqueEmail("limited");
     const created = await call(
-      "aml-authentication",
+      "/aml-authentication",
       { email, password: NFC, passwordConfirmed: NFC },
       limited,
     );
@@ -358,5 +346,5 @@ describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 },
   });
 
   const signInWith = (handler: ApiHandler, email: string, password: string) =>
-    call("aml-authorization", { email, password }, handler);
+    call("/aml-authorization", { email, password }, handler);
 });

@@ -10,7 +10,7 @@ import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
 import { BACKEND_SECRET, PLATFORM, TEST_USD_PRICES, post, uniqueEmail } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { callApi, describeEachDatabase, type ApiAnswer } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (timing equalisation below).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -21,15 +21,11 @@ vi.mock("@node-rs/argon2", async (importOriginal) => {
 /** Twelve words that are nobody's phrase. */
 const WRONG_WORDS = Array.from({ length: 12 }, () => "abandon").join(" ");
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: Record<string, unknown>;
-}
+const retryAfter = (answer: ApiAnswer) => answer.headers.get("retry-after");
 
-function expectWait(answer: Answer, seconds: number) {
+function expectWait(answer: ApiAnswer, seconds: number) {
   expect(answer.status).toBe(429);
-  expect(answer.retryAfter).toBe(String(seconds));
+  expect(retryAfter(answer)).toBe(String(seconds));
   expect(answer.body).toEqual({
     success: false,
     code: "too_many_attempts",
@@ -68,19 +64,8 @@ describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDataba
   });
 
   /** A call as our web tier makes it: in-process, with the visitor's address forwarded. */
-  async function call(path: string, body: Record<string, unknown>, ip: string, h = handler): Promise<Answer> {
-    const response = await h(
-      post(`/api${path}`, JSON.stringify({ platform: PLATFORM, ...body }), {
-        "content-type": "application/json",
-        "x-coinkeep-client-ip": ip,
-      }),
-    );
-    return {
-      status: response.status,
-      retryAfter: response.headers.get("retry-after"),
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  }
+  const call = (path: string, body: Record<string, unknown>, ip: string, h = handler) =>
+    callApi(h, path, body, { ip });
 
   async function newUser(ip = "198.51.100.1", h = handler) {
     const email = uniqueEmail("limits");
@@ -121,7 +106,7 @@ describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDataba
     for (let failure = 6; failure <= 17; failure++) {
       const refused = await login(user.email, "wrong", ip);
       expect(refused.status).toBe(429);
-      const seconds = Number(refused.retryAfter);
+      const seconds = Number(retryAfter(refused));
       waits.push(seconds);
       advance(seconds * 1_000 - 1);
       expect((await login(user.email, "wrong", ip)).status).toBe(429);
@@ -141,7 +126,7 @@ describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDataba
     }
     const blocked = await login(uniqueEmail("spray"), "guess", attacker, h);
     expect(blocked.status).toBe(429);
-    expect(Number(blocked.retryAfter)).toBe(15 * 60);
+    expect(Number(retryAfter(blocked))).toBe(15 * 60);
     // …and its phrase checks are refused too (one window for failed credential checks).
     expect(
       (await call("/check-if-logged-in", { email: victim.email, twelveWords: WRONG_WORDS }, attacker, h))
@@ -173,7 +158,7 @@ describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDataba
     }
     const locked = await login(victim.email, victim.password, "198.51.100.4");
     expect(locked.status).toBe(423);
-    expect(locked.retryAfter).toBeNull();
+    expect(retryAfter(locked)).toBeNull();
     expect(locked.body).toEqual({
       success: false,
       code: "account_locked",

@@ -43,15 +43,7 @@ function mistyped(address: string): string {
 function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
   describe(`transport: ${transport.name}`, () => {
     const api = connectApi(transport, getDatabase);
-    /** A call, with the answer's headers (idempotent replays say so in one). */
-    async function call(path: string, body: Record<string, unknown>) {
-      const response = await api.respond(path, body);
-      return {
-        status: response.status,
-        body: (await response.json()) as Record<string, unknown>,
-        headers: response.headers,
-      };
-    }
+    const { call } = api;
     const newAccount = () => api.newAccount("sends");
     type Account = Awaited<ReturnType<typeof newAccount>>;
 

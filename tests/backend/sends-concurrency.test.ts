@@ -15,8 +15,8 @@ import {
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { PLATFORM, createTestHandler, postJson, randomAddress, uniqueEmail } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { createTestHandler, randomAddress, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase } from "./api-suite.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
 
 const WEI = 10n ** 18n;
@@ -30,10 +30,7 @@ describeEachDatabase("concurrent sends on $name", { openTimeout: 60_000 }, (getD
     handler = createTestHandler(db);
   });
 
-  async function call(path: string, body: Record<string, unknown>) {
-    const response = await handler(postJson(`/api${path}`, { platform: PLATFORM, ...body }));
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const call = (path: string, body: Record<string, unknown>) => callApi(handler, path, body);
 
   /** A user whose ETH wallet holds `wei`. */
   async function holder(wei: bigint) {

@@ -17,8 +17,8 @@ import {
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
-import { PLATFORM, createTestHandler, postJson, randomAddress, uniqueEmail } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { createTestHandler, randomAddress, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase, type ApiAnswer } from "./api-suite.ts";
 
 /** 0.0001 ETH in wei: every amount here is a whole number of these (4 decimals). */
 const TICK = 10n ** 14n;
@@ -71,6 +71,8 @@ function decimal(ticks: number): string {
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
+const replayed = (answer: ApiAnswer) => answer.headers.get("idempotent-replayed") === "true";
+
 describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let handler: ApiHandler;
@@ -80,14 +82,7 @@ describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDat
     handler = createTestHandler(db);
   });
 
-  async function call(path: string, body: Record<string, unknown>) {
-    const response = await handler(postJson(`/api${path}`, { platform: PLATFORM, ...body }));
-    return {
-      status: response.status,
-      replayed: response.headers.get("idempotent-replayed") === "true",
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  }
+  const call = (path: string, body: Record<string, unknown>) => callApi(handler, path, body);
 
   async function user() {
     const email = uniqueEmail("model");
@@ -160,14 +155,14 @@ describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDat
               if (first) {
                 if (first.ticks === ticks && first.to === to) {
                   expect(answer.status).toBe(200);
-                  expect(answer.replayed).toBe(true);
+                  expect(replayed(answer)).toBe(true);
                   expect((answer.body.transaction as { id: string }).id).toBe(first.id);
                 } else {
                   expect(answer.status).toBe(409);
                 }
               } else if (units <= available) {
                 expect(answer.status).toBe(200);
-                expect(answer.replayed).toBe(false);
+                expect(replayed(answer)).toBe(false);
                 const id = (answer.body.transaction as { id: string }).id;
                 sends.push({ id, units, status: "pending" });
                 available -= units;

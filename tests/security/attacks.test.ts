@@ -28,6 +28,7 @@ import {
   type Answer,
   type Holder,
 } from "./fuzz-support.ts";
+import { callApi } from "../backend/api-suite.ts";
 import { hasBuild, startTestHost, type RunningHost } from "./support/host.ts";
 
 const LIMITED = 429;
@@ -39,16 +40,12 @@ function attackerHandler(api: ApiHandler): ApiHandler {
   return (request) => api(request, { address });
 }
 
-async function call(handler: ApiHandler, route: string, body: unknown): Promise<Answer> {
-  return answerOf(handler, rawRequest(route, { body: JSON.stringify(body) }));
-}
-
-function message(answer: Answer): unknown {
+function message(answer: Pick<Answer, "body">): unknown {
   return (answer.body as { message?: unknown } | undefined)?.message;
 }
 
 /** The refusal we expect, unless a rate limit answered first (then nothing else is asserted). */
-function expectRefusal(answer: Answer, status: number, text?: string) {
+function expectRefusal(answer: Pick<Answer, "status" | "body">, status: number, text?: string) {
   if (answer.status === LIMITED) return;
   expect(answer.status).toBe(status);
   if (text !== undefined) expect(message(answer)).toBe(text);
@@ -59,7 +56,7 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-const creds = (h: Holder) => ({ platform: PLATFORM, email: h.email, twelveWords: h.words });
+const creds = (h: Holder) => ({ email: h.email, twelveWords: h.words });
 
 const ETH_DESTINATION = "0x52908400098527886e0f7030069857d2e4169ee7";
 
@@ -88,13 +85,11 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
   describe("account enumeration", () => {
     test("login (call 2) tells a known e-mail from an unknown one — spec-forced, record 016", async () => {
       const h = attackerHandler(api);
-      const unknown = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const unknown = await callApi(h, "/aml-authorization", {
         email: uniqueEmail("nobody"),
         password: "guess",
       });
-      const known = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const known = await callApi(h, "/aml-authorization", {
         email: victim.email,
         password: "guess",
       });
@@ -107,8 +102,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const h = attackerHandler(api);
       const sample = async (email: string) => {
         const started = performance.now();
-        const answer = await call(h, "/api/aml-authorization", {
-          platform: PLATFORM,
+        const answer = await callApi(h, "/aml-authorization", {
           email,
           password: "guess",
         });
@@ -137,22 +131,20 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const wrongWords =
         "abandon ability able about above absent absorb abstract absurd abuse access accident";
       const cases: [string, Record<string, unknown>][] = [
-        ["/api/check-if-logged-in", {}],
-        ["/api/aml-client-balances", {}],
-        ["/api/request-nonbtc-wallet", { request_text: "btc" }],
-        ["/api/request-change-password", {}],
-        ["/api/aml-client-change-password", { password: "new-pw", confirmPassword: "new-pw" }],
+        ["/check-if-logged-in", {}],
+        ["/aml-client-balances", {}],
+        ["/request-nonbtc-wallet", { request_text: "btc" }],
+        ["/request-change-password", {}],
+        ["/aml-client-change-password", { password: "new-pw", confirmPassword: "new-pw" }],
       ];
       await unchanged(async () => {
         for (const [route, extra] of cases) {
-          const unknown = await call(h, route, {
-            platform: PLATFORM,
+          const unknown = await callApi(h, route, {
             email: uniqueEmail("nobody"),
             twelveWords: wrongWords,
             ...extra,
           });
-          const wrong = await call(h, route, {
-            platform: PLATFORM,
+          const wrong = await callApi(h, route, {
             email: victim.email,
             twelveWords: wrongWords,
             ...extra,
@@ -161,13 +153,11 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
           expect(unknown.status).toBe(401);
           expect(wrong.text).toBe(unknown.text);
         }
-        const unknown7 = await call(h, "/api/aml-new-messages-count", {
-          platform: PLATFORM,
+        const unknown7 = await callApi(h, "/aml-new-messages-count", {
           email: uniqueEmail("nobody"),
           twelvewords: wrongWords,
         });
-        const wrong7 = await call(h, "/api/aml-new-messages-count", {
-          platform: PLATFORM,
+        const wrong7 = await callApi(h, "/aml-new-messages-count", {
           email: victim.email,
           twelvewords: wrongWords,
         });
@@ -183,8 +173,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
           ` ${victim.email}\t`,
           `\n${victim.email.toUpperCase()} `,
         ]) {
-          const answer = await call(h, "/api/aml-authentication", {
-            platform: PLATFORM,
+          const answer = await callApi(h, "/aml-authentication", {
             email,
             password: "attacker",
             passwordConfirmed: "attacker",
@@ -198,8 +187,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("a homoglyph of the victim's e-mail never reaches the victim's account", async () => {
       const h = attackerHandler(api);
       const lookalike = victim.email.replace("a", "\u0430").replace("e", "\u0435"); // Cyrillic а, е
-      const created = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const created = await callApi(h, "/aml-authentication", {
         email: lookalike,
         password: "attacker",
         passwordConfirmed: "attacker",
@@ -209,8 +197,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       } else {
         expect(created.status).toBeGreaterThanOrEqual(400);
       }
-      const login = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const login = await callApi(h, "/aml-authorization", {
         email: lookalike,
         password: victim.password,
       });
@@ -229,8 +216,8 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
           amount_in_usd: "3000",
           receiver_wallet_address: ETH_DESTINATION,
         };
-        const theirs = await call(h, "/api/request-transaction", { ...body, wallet_id: victim.walletId });
-        const unknown = await call(h, "/api/request-transaction", {
+        const theirs = await callApi(h, "/request-transaction", { ...body, wallet_id: victim.walletId });
+        const unknown = await callApi(h, "/request-transaction", {
           ...body,
           wallet_id: "00000000-0000-4000-8000-000000000000",
         });
@@ -243,19 +230,18 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const attacker = await createHolder(db, { label: "attacker" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const theirs = await call(h, "/api/aml-message-open-status", {
+        const theirs = await callApi(h, "/aml-message-open-status", {
           ...creds(attacker),
           messageId: victim.messageId,
         });
-        const unknown = await call(h, "/api/aml-message-open-status", {
+        const unknown = await callApi(h, "/aml-message-open-status", {
           ...creds(attacker),
           messageId: "00000000-0000-4000-8000-000000000000",
         });
         expectRefusal(theirs, 404, "Message not found.");
         if (theirs.status !== LIMITED && unknown.status !== LIMITED) expect(theirs.text).toBe(unknown.text);
       });
-      const count = await call(setup, "/api/aml-new-messages-count", {
-        platform: PLATFORM,
+      const count = await callApi(setup, "/aml-new-messages-count", {
         email: victim.email,
         twelvewords: victim.words,
       });
@@ -266,8 +252,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const attacker = await createHolder(db, { label: "attacker" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/aml-client-change-password", {
-          platform: PLATFORM,
+        const answer = await callApi(h, "/aml-client-change-password", {
           email: victim.email,
           // A valid phrase, but the attacker's own.
           twelveWords: attacker.words,
@@ -291,18 +276,18 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
         wallet_id: holder.walletId,
         idempotency_key: "replay-attack-key-0001",
       };
-      const first = await call(h, "/api/request-transaction", body);
+      const first = await callApi(h, "/request-transaction", body);
       expect(first.status).toBe(200);
       await unchanged(async () => {
-        const again = await call(h, "/api/request-transaction", body);
+        const again = await callApi(h, "/request-transaction", body);
         if (again.status !== LIMITED) {
           expect(again.status).toBe(200);
           expect(again.headers.get("idempotent-replayed")).toBe("true");
           expect(again.body).toEqual(first.body);
         }
-        const changed = await call(h, "/api/request-transaction", { ...body, amount: "5" });
+        const changed = await callApi(h, "/request-transaction", { ...body, amount: "5" });
         expectRefusal(changed, 409, "This idempotency key was already used for a different transaction.");
-        const redirected = await call(h, "/api/request-transaction", {
+        const redirected = await callApi(h, "/request-transaction", {
           ...body,
           receiver_wallet_address: randomAddress("ETH"),
         });
@@ -338,7 +323,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const holder = await createHolder(db, { label: "amount", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/request-transaction", {
+        const answer = await callApi(h, "/request-transaction", {
           ...creds(holder),
           amount,
           amount_in_usd: "1",
@@ -354,6 +339,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
         const text = JSON.stringify({
+          platform: PLATFORM,
           ...creds(holder),
           amount: "AMOUNT",
           receiver_wallet_address: ETH_DESTINATION,
@@ -368,7 +354,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const holder = await createHolder(db, { label: "overdraw", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/request-transaction", {
+        const answer = await callApi(h, "/request-transaction", {
           ...creds(holder),
           amount: "1.0001",
           amount_in_usd: "1",
@@ -384,7 +370,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
         for (const address of [holder.walletAddress, holder.walletAddress.toLowerCase()]) {
-          const answer = await call(h, "/api/request-transaction", {
+          const answer = await callApi(h, "/request-transaction", {
             ...creds(holder),
             amount: "1",
             amount_in_usd: "3000",
@@ -406,7 +392,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     ])("SQL injection in the login e-mail %j: refused, tables intact", async (email) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/aml-authorization", { platform: PLATFORM, email, password: "x" });
+        const answer = await callApi(h, "/aml-authorization", { email, password: "x" });
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expect(answer.text).not.toContain("password_hash");
       });
@@ -415,8 +401,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("an e-mail with a quote (valid syntax) is stored and matched literally", async () => {
       const h = attackerHandler(api);
       const email = `o'brien'--${uniqueEmail("sqli")}`;
-      const created = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const created = await callApi(h, "/aml-authentication", {
         email,
         password: "pw",
         passwordConfirmed: "pw",
@@ -428,14 +413,13 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
           .from(users)
           .where(eq(users.email, email.toLowerCase()));
         expect(rows).toHaveLength(1);
-        const login = await call(h, "/api/aml-authorization", { platform: PLATFORM, email, password: "pw" });
+        const login = await callApi(h, "/aml-authorization", { email, password: "pw" });
         if (login.status !== LIMITED) expect(login.status).toBe(200);
       } else {
         expect(created.status).toBe(400);
       }
       // The victim is untouched and still signs in.
-      const victimLogin = await call(setup, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const victimLogin = await callApi(setup, "/aml-authorization", {
         email: victim.email,
         password: victim.password,
       });
@@ -445,8 +429,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("SQL and script in a support comment are stored byte for byte, not run", async () => {
       const h = attackerHandler(api);
       const comment = `'; DROP TABLE users; -- <script>alert(1)</script> \${jndi:ldap://x.invalid/a} %s%n`;
-      const answer = await call(h, "/api/request-message", {
-        platform: PLATFORM,
+      const answer = await callApi(h, "/request-message", {
         email: uniqueEmail("sqli"),
         comment,
       });
@@ -541,8 +524,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const h = attackerHandler(api);
       const email = uniqueEmail("mass");
       const forcedId = "11111111-1111-4111-8111-111111111111";
-      const answer = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const answer = await callApi(h, "/aml-authentication", {
         email,
         password: "pw",
         passwordConfirmed: "pw",
@@ -573,7 +555,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("call 6 with status, user_id, a tiny amount_in_usd and another coin: never applied", async () => {
       const holder = await createHolder(db, { label: "mass", deposit: "10" });
       const h = attackerHandler(api);
-      const answer = await call(h, "/api/request-transaction", {
+      const answer = await callApi(h, "/request-transaction", {
         ...creds(holder),
         amount: "0.5",
         amount_in_usd: "0.000001",
@@ -605,7 +587,7 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("call 5 with an address and the victim's user_id: the wallet is the caller's and has no address", async () => {
       const holder = await createHolder(db, { label: "mass" });
       const h = attackerHandler(api);
-      const answer = await call(h, "/api/request-nonbtc-wallet", {
+      const answer = await callApi(h, "/request-nonbtc-wallet", {
         ...creds(holder),
         request_text: "btc",
         address: randomAddress("BTC"),
@@ -625,15 +607,14 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("call 8 with the victim's userId: never opens the victim's message", async () => {
       const attacker = await createHolder(db, { label: "mass" });
       const h = attackerHandler(api);
-      const attempt = await call(h, "/api/aml-message-open-status", {
+      const attempt = await callApi(h, "/aml-message-open-status", {
         ...creds(attacker),
         messageId: victim.messageId,
         userId: victim.userId,
         user_id: victim.userId,
       });
       expect(attempt.status).toBeGreaterThanOrEqual(400);
-      const count = await call(setup, "/api/aml-new-messages-count", {
-        platform: PLATFORM,
+      const count = await callApi(setup, "/aml-new-messages-count", {
         email: victim.email,
         twelvewords: victim.words,
       });

@@ -1,10 +1,8 @@
 // Shared pieces of the security suite: a state snapshot of the tables that
 // hold money, accounts and messages, the checks every answer must pass, and
 // fixtures (accounts with a funded wallet and a message).
-import { isRefusalCode } from "../../common/contract/refusals.ts";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { expect } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import {
@@ -27,6 +25,7 @@ import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { expectApiAnswer } from "../backend/api-suite.ts";
 import { BACKEND_SECRET, PLATFORM, ROUTES, randomAddress, uniqueEmail } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
@@ -163,35 +162,12 @@ export interface Answer {
   body: unknown;
 }
 
-/**
- * Sends the request and checks what every answer must be: never a 5xx, JSON,
- * and for every 4xx exactly the error shape { success: false, code, message }.
- */
+/** Sends the request and checks what every answer must be (expectApiAnswer). */
 export async function answerOf(handler: ApiHandler, request: Request): Promise<Answer> {
   const response = await handler(request);
   const text = await response.text();
-  expect(response.status, `5xx for ${request.method} ${request.url}: ${text}`).toBeLessThan(500);
-  expect(response.status).toBeGreaterThanOrEqual(200);
-  expect(response.status >= 300 && response.status < 400, "no redirects from the API").toBe(false);
-  expect(response.headers.get("content-type") ?? "").toMatch(/^application\/json\b/u);
-  let body: unknown;
-  if (request.method === "HEAD" && text === "") {
-    body = undefined;
-  } else {
-    body = JSON.parse(text);
-  }
-  if (response.status >= 400 && body !== undefined) expectErrorShape(body);
+  const body = expectApiAnswer(request, response, text);
   return { status: response.status, headers: response.headers, text, body };
-}
-
-export function expectErrorShape(body: unknown): void {
-  expect(typeof body).toBe("object");
-  expect(body).not.toBeNull();
-  const record = body as Record<string, unknown>;
-  expect(record.success).toBe(false);
-  expect(isRefusalCode(record.code), `a refusal code the contract has: ${String(record.code)}`).toBe(true);
-  expect(typeof record.message).toBe("string");
-  expect((record.message as string).length).toBeGreaterThan(0);
 }
 
 /** The request the routes' bodies are sent in, as curl or a browser would send it. */
