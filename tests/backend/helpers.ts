@@ -1,15 +1,10 @@
 // Shared setup for the backend tests: real databases (a fresh PGlite, and a
 // throw-away PostgreSQL database when TEST_DATABASE_URL is set) and the two
 // ways the web tier reaches the API (in-process and over HTTP).
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { cp, mkdtemp, rename, rm } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { createRequestListener } from "@remix-run/node-fetch-server";
@@ -21,6 +16,7 @@ import type { Ticker } from "../../common/coins.ts";
 import { createBackend, type ApiHandler, type ApiHandlerOptions } from "../../server/backend/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
+import { freshDataDir } from "../../scripts/host.ts";
 
 export const PLATFORM = "CK";
 export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
@@ -41,90 +37,51 @@ export interface DatabaseTarget {
   open(): Promise<OpenedDatabase>;
 }
 
-// PGlite's initdb costs ~3 s per fresh data folder. An empty, just-initialised
-// cluster (no migrations) is kept in the temp folder, keyed by the PGlite build,
-// and copied into each fresh test folder; openDatabase then migrates the copy.
-function pgliteBuildKey(): string {
-  const dist = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-  const parts = ["pglite.wasm", "pglite.data", "initdb.wasm"].map((file) => {
-    const stat = statSync(path.join(dist, file));
-    return `${file}:${stat.size}:${stat.mtimeMs}`;
-  });
-  return createHash("sha256").update(parts.join("|")).digest("hex").slice(0, 16);
-}
-
-let template: Promise<string | undefined> | undefined;
-
-export async function pgliteTemplate(): Promise<string | undefined> {
-  template ??= (async () => {
-    try {
-      const dir = path.join(tmpdir(), `coinkeep-pglite-template-${pgliteBuildKey()}`);
-      if (existsSync(path.join(dir, "PG_VERSION"))) return dir;
-      const building = `${dir}.building-${randomBytes(4).toString("hex")}`;
-      const pglite = await PGlite.create(building);
-      await pglite.close();
-      try {
-        await rename(building, dir);
-      } catch {
-        // Another run finished first; use its copy.
-        await rm(building, { recursive: true, force: true });
-      }
-      return existsSync(path.join(dir, "PG_VERSION")) ? dir : undefined;
-    } catch {
-      return undefined;
-    }
-  })();
-  return template;
-}
-
-/** A fresh PGlite database in a new temp folder (seeded from the initdb template when possible). */
+/** A fresh PGlite database in a new temp folder (seeded from the initdb template unless told not to). */
 export async function openTempPglite(opts: { useTemplate?: boolean } = {}): Promise<OpenedDatabase> {
-  const root = await mkdtemp(path.join(tmpdir(), "coinkeep-test-"));
   // A nested, not yet existing folder also checks that openDatabase creates parents.
-  const dataDir = path.join(root, "data");
-  const seed = opts.useTemplate === false ? undefined : await pgliteTemplate();
-  if (seed) await cp(seed, path.join(dataDir, "pglite"), { recursive: true });
+  const { dataDir, remove } = await freshDataDir("coinkeep-test-", opts.useTemplate !== false);
   const database = await openDatabase({ dataDir });
   return {
     database,
     async dispose() {
       await database.close();
-      await rm(root, { recursive: true, force: true });
+      await remove();
     },
   };
 }
 
-/** Creates a uniquely named database on the server behind adminUrl and drops it (WITH (FORCE)) on dispose. */
-export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase> {
+/** A uniquely named, empty database on the server behind adminUrl; drop() drops it WITH (FORCE). */
+export async function createTempPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `coinkeep_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
     try {
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.query(statement);
     } finally {
-      await dropper.end();
+      await client.end();
     }
   };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** A throw-away database (createTempPostgres), migrated; dropped on dispose. */
+export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase> {
+  const { url, drop } = await createTempPostgres(adminUrl);
   let database: Database;
   try {
-    database = await openDatabase({ databaseUrl: url.toString(), dataDir: tmpdir() });
+    database = await openDatabase({ databaseUrl: url, dataDir: tmpdir() });
   } catch (error) {
     await drop();
     throw error;
   }
   return {
     database,
-    databaseUrl: url.toString(),
+    databaseUrl: url,
     async dispose() {
       await database.close();
       await drop();

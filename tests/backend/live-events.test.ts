@@ -3,24 +3,23 @@
 // production (the API, an operator's command in its own process), and with
 // two server processes on one PostgreSQL.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { root, startHostProcess, type HostProcess } from "./host-process.ts";
+import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
+import { cookiesOf, raw } from "../security/support/http.ts";
+import { inputValue } from "../../scripts/html-forms.ts";
 import {
-  cookiesOf,
-  hasBuild,
-  inputValue,
-  PLATFORM,
-  raw,
-  startTestHost,
+  TEST_SECRETS,
+  built,
+  root,
+  spawnHost,
+  startHost,
+  type HostProcess,
   type RunningHost,
-} from "../security/support/host.ts";
+} from "../../scripts/host.ts";
 
 const run = promisify(execFile);
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
@@ -168,7 +167,7 @@ async function ops(env: Record<string, string>, ...args: string[]) {
   return stdout;
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 const adminUrl = process.env.TEST_DATABASE_URL;
 
 for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
@@ -181,10 +180,10 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       if (driver === "postgres") {
         opened = await openTempPostgres(adminUrl ?? "");
         const databaseUrl = opened.databaseUrl ?? "";
-        host = await startTestHost({ DATABASE_URL: databaseUrl, RATE_LIMITS: "off", METRICS_TOKEN });
+        host = await startHost({ env: { DATABASE_URL: databaseUrl, RATE_LIMITS: "off", METRICS_TOKEN } });
         opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
       } else {
-        host = await startTestHost({ RATE_LIMITS: "off", METRICS_TOKEN });
+        host = await startHost({ env: { RATE_LIMITS: "off", METRICS_TOKEN } });
         opsEnv = { DATA_DIR: host.dataDir };
       }
     }, 120_000);
@@ -281,41 +280,23 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
   });
 }
 
-describe.skipIf(!adminUrl || !hasBuild())("two server processes on one PostgreSQL", () => {
+describe.skipIf(!adminUrl || !built)("two server processes on one PostgreSQL", () => {
   let opened: OpenedDatabase;
   const hosts: HostProcess[] = [];
-  const dirs: string[] = [];
-  const ports = [4700 + Math.floor(Math.random() * 40) * 2];
-  ports.push((ports[0] ?? 0) + 1);
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    for (const port of ports) {
-      const dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-live-"));
-      dirs.push(dataDir);
-      hosts.push(startHostProcess(port, { DATA_DIR: dataDir, DATABASE_URL: opened.databaseUrl }));
-    }
-    for (const port of ports) {
-      for (let i = 0; ; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
-        } catch {
-          // not up yet
-        }
-        if (i > 300) throw new Error(`the server on ${port} did not start`);
-        await sleep(100);
-      }
-    }
+    const env = { ...TEST_SECRETS, RATE_LIMITS: "off", DATABASE_URL: opened.databaseUrl };
+    hosts.push(await spawnHost({ env }), await spawnHost({ env }));
+    await Promise.all(hosts.map((host) => host.ready()));
   }, 90_000);
   afterAll(async () => {
-    for (const host of hosts) if (host.child.exitCode === null) host.child.kill("SIGTERM");
-    await Promise.all(hosts.map((host) => host.exited));
+    await Promise.all(hosts.map((host) => host.stop()));
     await opened?.dispose();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   test("a change made through one process reaches a stream open on the other", async () => {
-    const [a = 0, b = 0] = ports;
+    const [a = 0, b = 0] = hosts.map((host) => host.port);
     const account = await newAccount(a, "two");
     const stream = await openStream(b, await signIn(b, account));
     try {

@@ -2,32 +2,27 @@
 // metrics, over real hosts on both databases, scraped and parsed as
 // Prometheus would; the token and the separate port; a cluster's gathering.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
-import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
-import { hasBuild, PLATFORM, raw, startTestHost, type RunningHost } from "../security/support/host.ts";
+import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
+import { raw } from "../security/support/http.ts";
+import {
+  TEST_SECRETS,
+  built,
+  freePort,
+  root,
+  spawnHost,
+  startHost,
+  type HostProcess,
+  type RunningHost,
+} from "../../scripts/host.ts";
 
 const run = promisify(execFile);
 const TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const adminUrl = process.env.TEST_DATABASE_URL;
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== "object" || !address) throw new Error("no port");
-  return address.port;
-}
 
 /** The samples of a Prometheus text exposition: name{labels} → value. */
 function parseScrape(text: string): { types: Map<string, string>; samples: Map<string, number> } {
@@ -64,22 +59,22 @@ async function api(port: number, call: string, body: Record<string, unknown>) {
 
 describe("configuration", () => {
   test("METRICS_TOKEN of 32+ visible characters; METRICS_PORT not PORT; a cluster's token needs the port", () => {
-    expect(loadConfig({ ...secrets, METRICS_TOKEN: TOKEN, METRICS_PORT: "9464" })).toMatchObject({
+    expect(loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: TOKEN, METRICS_PORT: "9464" })).toMatchObject({
       metricsToken: TOKEN,
       metricsPort: 9464,
       metricsHost: "127.0.0.1",
     });
-    expect(loadConfig({ ...secrets }).metricsToken).toBeUndefined();
-    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: "short" })).toThrow(
+    expect(loadConfig({ ...TEST_SECRETS }).metricsToken).toBeUndefined();
+    expect(() => loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: "short" })).toThrow(
       /METRICS_TOKEN: must be at least 32 characters/u,
     );
-    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: `${TOKEN} x` })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...secrets, PORT: "3000", METRICS_PORT: "3000" })).toThrow(
+    expect(() => loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: `${TOKEN} x` })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...TEST_SECRETS, PORT: "3000", METRICS_PORT: "3000" })).toThrow(
       /METRICS_PORT: must differ from PORT/u,
     );
     expect(() =>
       loadConfig({
-        ...secrets,
+        ...TEST_SECRETS,
         WORKERS: "2",
         DATABASE_URL: "postgres://x@127.0.0.1/y",
         METRICS_TOKEN: TOKEN,
@@ -88,7 +83,7 @@ describe("configuration", () => {
   });
 });
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
   describeBuilt(`probes and metrics (${driver})`, () => {
@@ -104,13 +99,13 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       if (driver === "postgres") {
         opened = await openTempPostgres(adminUrl ?? "");
         const databaseUrl = opened.databaseUrl ?? "";
-        host = await startTestHost({ ...common, DATABASE_URL: databaseUrl });
+        host = await startHost({ env: { ...common, DATABASE_URL: databaseUrl } });
         opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
       } else {
-        host = await startTestHost(common);
+        host = await startHost({ env: common });
         opsEnv = { DATA_DIR: host.dataDir };
       }
-      bare = await startTestHost({ RATE_LIMITS: "off" });
+      bare = await startHost({ env: { RATE_LIMITS: "off" } });
     }, 120_000);
     afterAll(async () => {
       await host?.close();
@@ -250,48 +245,42 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
   });
 }
 
-describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () => {
+describe.skipIf(!adminUrl || !built)("a cluster's metrics (WORKERS=2)", () => {
   let opened: OpenedDatabase;
   let host: HostProcess;
-  let dataDir: string;
   let port: number;
   let metricsPort: number;
   const scrapesWhileStarting: number[] = [];
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-metrics-"));
-    port = await freePort();
     metricsPort = await freePort();
-    host = startHostProcess(port, {
-      DATA_DIR: dataDir,
-      DATABASE_URL: opened.databaseUrl,
-      WORKERS: "2",
-      METRICS_PORT: String(metricsPort),
+    host = await spawnHost({
+      env: {
+        ...TEST_SECRETS,
+        RATE_LIMITS: "off",
+        DATABASE_URL: opened.databaseUrl,
+        WORKERS: "2",
+        METRICS_PORT: String(metricsPort),
+      },
     });
+    port = host.port;
     // Scraped from the moment the metrics port opens while the workers load: a worker still
     // loading has served nothing and must not hold the scrape up (it once timed out to 503).
-    for (let i = 0; ; i++) {
-      try {
-        const scrape = await raw(metricsPort, { path: "/metrics" });
-        scrapesWhileStarting.push(scrape.status);
-      } catch {
-        // the primary's metrics port is not open yet
-      }
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 300) throw new Error("the server did not start");
-      await sleep(100);
-    }
+    await host.ready({
+      async whileWaiting() {
+        try {
+          const scrape = await raw(metricsPort, { path: "/metrics" });
+          scrapesWhileStarting.push(scrape.status);
+        } catch {
+          // the primary's metrics port is not open yet
+        }
+      },
+    });
   }, 90_000);
   afterAll(async () => {
-    if (host.child.exitCode === null) host.child.kill("SIGTERM");
-    await host.exited;
+    await host?.stop();
     await opened?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("scrapes while the workers start answer 200", () => {

@@ -29,7 +29,7 @@ import {
   type Holder,
 } from "./fuzz-support.ts";
 import { callApi } from "../backend/api-suite.ts";
-import { hasBuild, startTestHost, type RunningHost } from "./support/host.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const LIMITED = 429;
 let nextAttacker = 1;
@@ -681,7 +681,6 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
 // ---------------------------------------------------------------------------
 // The real host: the API and the web tier behind one Node HTTP server.
 
-const built = hasBuild();
 if (!built) {
   console.warn(
     "tests/security/attacks.test.ts: no build in build/server; run `npx react-router build` for the web-tier attacks",
@@ -707,7 +706,7 @@ describe.skipIf(!built)("attacks on the host (server/host/host.ts with the built
   let host: RunningHost;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
   });
   afterAll(async () => {
     await host?.close();

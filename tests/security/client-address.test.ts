@@ -9,15 +9,15 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
 import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
-import { openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
-import { PLATFORM, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { PLATFORM, openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
+import { createAccount, raw } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const TOKEN = `test-backend-token-${randomBytes(16).toString("hex")}`;
 const WEB_TIER = "127.0.0.5";
 const HEADER = "x-coinkeep-client-ip";
 const TOKEN_HEADER = "x-coinkeep-backend-token";
 
-const built = hasBuild();
 if (!built) console.warn("client-address.test.ts skipped: no production build (npx react-router build)");
 
 interface Target {
@@ -124,8 +124,8 @@ describe.skipIf(!built).each(targets)("the visitor's address on $name", (target)
     disposeDb = a.dispose;
     webTierEnv = b.env;
     disposeWebTierDb = b.dispose;
-    plain = await startTestHost(env);
-    withWebTier = await startTestHost({ ...webTierEnv, WEB_TIER_HOSTS: WEB_TIER, BACKEND_TOKEN: TOKEN });
+    plain = await startHost({ env });
+    withWebTier = await startHost({ env: { ...webTierEnv, WEB_TIER_HOSTS: WEB_TIER, BACKEND_TOKEN: TOKEN } });
   }, 180_000);
   afterAll(async () => {
     await Promise.all([plain?.close(), withWebTier?.close()]);
@@ -239,11 +239,11 @@ describe.skipIf(!built)(
     let tokenless: RunningHost;
 
     beforeAll(async () => {
-      backend = await startTestHost({ WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: TOKEN });
+      backend = await startHost({ env: { WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: TOKEN } });
       const api = `http://127.0.0.1:${backend.port}/api`;
       [web, tokenless] = await Promise.all([
-        startTestHost({ BACKEND_URL: api, BACKEND_TOKEN: TOKEN }),
-        startTestHost({ BACKEND_URL: api }),
+        startHost({ env: { BACKEND_URL: api, BACKEND_TOKEN: TOKEN } }),
+        startHost({ env: { BACKEND_URL: api } }),
       ]);
     }, 180_000);
     afterAll(async () => {

@@ -5,17 +5,10 @@ import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "../../server/host/edge.ts";
 import { loadConfig } from "../../server/host/config.ts";
-import {
-  PLATFORM,
-  cookiesOf,
-  createAccount,
-  hasBuild,
-  inputValue,
-  raw,
-  startTestHost,
-  type RawAnswer,
-  type RunningHost,
-} from "./support/host.ts";
+import { PLATFORM } from "../backend/helpers.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
+import { inputValue } from "../../scripts/html-forms.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const CSP_REST = [
   "style-src 'self'",
@@ -52,7 +45,7 @@ function expectSecurityHeaders(answer: RawAnswer, what: string) {
   expect([what, h["strict-transport-security"]]).toEqual([what, undefined]);
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 describeBuilt("headers on every response (a host over the production build)", () => {
   let host: RunningHost;
@@ -60,7 +53,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
   let session: string;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
     account = await createAccount(host.port, "headers");
     const signedIn = await raw(host.port, {
       path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
@@ -368,7 +361,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
 
 describeBuilt("HSTS", () => {
   test("in production, and over HTTPS through a trusted proxy; never from an untrusted peer", async () => {
-    const production = await startTestHost({ NODE_ENV: "production", COOKIE_SECURE: "false" });
+    const production = await startHost({ env: { NODE_ENV: "production", COOKIE_SECURE: "false" } });
     try {
       for (const path of ["/", "/login", "/api/nope", "/favicon.svg", "/home"]) {
         const answer = await raw(production.port, { path });
@@ -380,7 +373,7 @@ describeBuilt("HSTS", () => {
     } finally {
       await production.close();
     }
-    const proxied = await startTestHost({ TRUST_PROXY: "127.0.0.2" });
+    const proxied = await startHost({ env: { TRUST_PROXY: "127.0.0.2" } });
     try {
       const viaProxy = await raw(proxied.port, {
         path: "/",

@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
-import { PLATFORM, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { PLATFORM } from "../backend/helpers.ts";
+import { raw } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const NGINX = "/usr/sbin/nginx";
 const NGINX_ADDRESS = "127.0.0.2";
@@ -19,7 +21,7 @@ const VISITOR = "127.0.0.9";
 
 const skipReason = !existsSync(NGINX)
   ? "nginx is not installed (apt-get install -y nginx; .ci/run installs it)"
-  : !hasBuild()
+  : !built
     ? "no production build (npx react-router build)"
     : undefined;
 if (skipReason) console.warn(`proxy.test.ts skipped: ${skipReason}`);
@@ -143,9 +145,9 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "coinkeep-nginx-"));
     [loopbackHost, untrustingHost, exactHost] = await Promise.all([
-      startTestHost({ TRUST_PROXY: "loopback" }),
-      startTestHost({}),
-      startTestHost({ TRUST_PROXY: NGINX_ADDRESS }),
+      startHost({ env: { TRUST_PROXY: "loopback" } }),
+      startHost(),
+      startHost({ env: { TRUST_PROXY: NGINX_ADDRESS } }),
     ]);
     ports.loopback = await freePort();
     ports.untrusting = await freePort();

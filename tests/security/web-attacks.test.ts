@@ -9,19 +9,12 @@
 //     never another host, never a 500, never the raw value in a header or log.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { safeRedirect } from "../../app/lib/safe-redirect.ts";
-import {
-  cookiesOf,
-  createAccount,
-  hasBuild,
-  inputValue,
-  PLATFORM,
-  raw,
-  startTestHost,
-  type RawAnswer,
-  type RunningHost,
-} from "./support/host.ts";
+import { PLATFORM } from "../backend/helpers.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
+import { inputValue } from "../../scripts/html-forms.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 const query = (a: { email: string; password: string }) =>
   `/fast-login?email=${encodeURIComponent(a.email)}&password=${encodeURIComponent(a.password)}`;
@@ -58,7 +51,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
   const partner = "https://partner.example";
 
   beforeAll(async () => {
-    host = await startTestHost({ FAST_LOGIN_ORIGINS: `${partner}, https://other.example` });
+    host = await startHost({ env: { FAST_LOGIN_ORIGINS: `${partner}, https://other.example` } });
   }, 120_000);
   afterAll(async () => {
     await host?.close();

@@ -7,7 +7,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { NAUGHTY_STRINGS } from "./naughty-strings.ts";
-import { cookiesOf, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { cookiesOf, createAccount, raw } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 interface PageForm {
   page: string;
@@ -59,14 +60,14 @@ function formsOf(page: string, html: string): PageForm[] {
   return forms;
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 describeBuilt("web forms under hostile input (a host over the production build)", () => {
   let host: RunningHost;
   let session: string;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
     const account = await createAccount(host.port, "forms");
     const signedIn = await raw(host.port, {
       path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,

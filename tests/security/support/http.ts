@@ -1,51 +1,8 @@
-// A real host (server/host/host.ts over the production build) on an ephemeral port,
-// with raw HTTP requests: every header, the source address and the body are
-// exactly what the test says (fetch would add or refuse some of them).
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+// Raw HTTP to a running host (scripts/host.ts starts one): every header, the
+// source address and the body are exactly what the test says (fetch would add
+// or refuse some of them).
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { loadConfig } from "../../../server/host/config.ts";
-import { startHost } from "../../../server/host/host.ts";
-import { pgliteTemplate } from "../../backend/helpers.ts";
-
-export const PLATFORM = "CK";
-const root = path.resolve(import.meta.dirname, "../../..");
-
-/** The production build the host serves; `npx react-router build` makes it. */
-export function hasBuild(): boolean {
-  return existsSync(path.join(root, "build/server/index.js"));
-}
-
-export interface RunningHost {
-  port: number;
-  dataDir: string;
-  close(): Promise<void>;
-}
-
-export async function startTestHost(env: Record<string, string> = {}): Promise<RunningHost> {
-  const dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-security-"));
-  // An initialised empty cluster saves PGlite's initdb (seconds) per host.
-  const seed = await pgliteTemplate();
-  if (seed) cpSync(seed, path.join(dataDir, "pglite"), { recursive: true });
-  const config = loadConfig({
-    NODE_ENV: "test",
-    PORT: "0",
-    HOST: "127.0.0.1",
-    DATA_DIR: dataDir,
-    FEEDS_OFFLINE: "true",
-    ...env,
-  });
-  const host = await startHost(config);
-  return {
-    port: host.port,
-    dataDir,
-    async close() {
-      await host.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+import { PLATFORM } from "../../backend/helpers.ts";
 
 export interface RawAnswer {
   status: number;
@@ -99,14 +56,6 @@ export function raw(port: number, req: RawRequest): Promise<RawAnswer> {
 /** All Set-Cookie pairs of an answer as one Cookie header. */
 export function cookiesOf(answer: RawAnswer): string {
   return (answer.headers["set-cookie"] ?? []).map((line) => line.split(";")[0]).join("; ");
-}
-
-/** The value of `<input name=NAME value=…>` in a page. */
-export function inputValue(html: string, name: string): string {
-  const tag = new RegExp(`<input[^>]*name="${name}"[^>]*>`, "u").exec(html)?.[0];
-  const value = tag === undefined ? undefined : /value="([^"]*)"/u.exec(tag)?.[1];
-  if (value === undefined) throw new Error(`no input ${name}`);
-  return value.replaceAll("&amp;", "&").replaceAll("&quot;", '"');
 }
 
 /** A fresh account through the API (call 1). */
