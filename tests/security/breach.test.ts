@@ -8,7 +8,7 @@ import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { maskToken, unmaskToken } from "../../app/forms.server.ts";
 import { cookiesOf, createAccount, raw } from "./support/http.ts";
-import { inputValue } from "../../scripts/html-forms.ts";
+import { formGuards, inputValue } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 describe("the CSRF token's mask", () => {
@@ -110,9 +110,8 @@ describeBuilt("compressed pages and masked tokens (a host over the production bu
     const cookie = cookiesOf(page);
     const form = (csrf: string) =>
       new URLSearchParams({
+        ...formGuards(page.text),
         csrf,
-        ck_name__confirm: "",
-        ck_from__confirm: inputValue(page.text, "ck_from__confirm"),
         email: account.email,
         password: account.password,
       }).toString();

@@ -7,7 +7,7 @@ import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "..
 import { loadConfig } from "../../server/host/config.ts";
 import { PLATFORM } from "../backend/helpers.ts";
 import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
-import { inputValue } from "../../scripts/html-forms.ts";
+import { formGuards } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const CSP_REST = [
@@ -72,9 +72,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
   async function loginForm() {
     const page = await raw(host.port, { path: "/login" });
     const form = new URLSearchParams({
-      csrf: inputValue(page.text, "csrf"),
-      ck_name__confirm: "",
-      ck_from__confirm: inputValue(page.text, "ck_from__confirm"),
+      ...formGuards(page.text),
       email: account.email,
       password: account.password,
     });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { safeRedirect } from "../../app/lib/safe-redirect.ts";
 import { PLATFORM } from "../backend/helpers.ts";
 import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
-import { inputValue } from "../../scripts/html-forms.ts";
+import { formGuards, inputValue } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const describeBuilt = built ? describe : describe.skip;
@@ -35,15 +35,6 @@ function withSession(cookie: string, session: string): string {
     .filter((pair) => pair && !pair.startsWith("ck_session="))
     .join("; ");
   return [others, `ck_session=${session}`].filter(Boolean).join("; ");
-}
-
-/** The form fields every public form carries: CSRF token and honeypot. */
-function formBase(html: string): Record<string, string> {
-  return {
-    csrf: inputValue(html, "csrf"),
-    ck_name__confirm: "",
-    ck_from__confirm: inputValue(html, "ck_from__confirm"),
-  };
 }
 
 describeBuilt("sessions, fast login and redirects under attack (a host over the production build)", () => {
@@ -79,7 +70,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
     const account = await createAccount(host.port, "attacker");
     const { page, cookie } = await open("/restore-wallet");
     const step1 = await post("/restore-wallet", cookie, {
-      ...formBase(page.text),
+      ...formGuards(page.text),
       intent: "email",
       email: account.email,
     });
@@ -117,7 +108,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       const { page, cookie } = await open("/create-wallet", `ck_session=${planted}`);
       const email = `victim-${Date.now()}@example.com`;
       const created = await post("/create-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         email,
         password: "victim password",
         confirmPassword: "victim password",
@@ -149,7 +140,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       let { page, cookie } = await open("/restore-wallet", `ck_session=${planted}`);
       // Step 1 (the planted session already holds another restore: the e-mail step starts over).
       const step1 = await post("/restore-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         intent: "email",
         email: victimAccount.email,
       });
@@ -158,7 +149,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       expect(afterStep1).not.toBe(planted);
       cookie = withSession(cookie, afterStep1);
       page = await get("/restore-wallet", cookie);
-      const fields: Record<string, string> = { ...formBase(page.text), intent: "words" };
+      const fields: Record<string, string> = { ...formGuards(page.text), intent: "words" };
       words.forEach((word, i) => (fields[`word${i + 1}`] = word));
       const step2 = await post("/restore-wallet", cookie, fields);
       expect(step2.status).toBe(302);
@@ -174,7 +165,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
         const attacker = await open("/restore-wallet", `ck_session=${stale}`);
         expect(attacker.page.text).not.toContain("Confirm password");
         const step3 = await post("/restore-wallet", attacker.cookie, {
-          ...formBase(attacker.page.text),
+          ...formGuards(attacker.page.text),
           intent: "password",
           password: "attacker's password",
           confirmPassword: "attacker's password",
@@ -260,7 +251,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       const { page, cookie } = await open("/create-wallet");
       const email = `unicode-${Date.now()}@example.com`;
       const created = await post("/create-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         email,
         password: nfc,
         confirmPassword: nfd,
@@ -270,7 +261,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       for (const typed of [nfd, nfc]) {
         const login = await open("/login");
         const answer = await post("/login", login.cookie, {
-          ...formBase(login.page.text),
+          ...formGuards(login.page.text),
           email,
           password: typed,
         });
