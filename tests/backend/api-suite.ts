@@ -10,6 +10,7 @@ import type { AppDb } from "../../server/backend/db/index.ts";
 import {
   PLATFORM,
   createTestHandler,
+  sendCount,
   databaseTargets,
   transports,
   uniqueEmail,
@@ -162,6 +163,16 @@ export interface Api {
   call(path: string, body: Record<string, unknown>, headers?: Record<string, string>): Promise<ApiAnswer>;
   /** A new account through call 1 (password "pw"), its e-mail labelled. */
   newAccount(label: string): Promise<ApiAccount>;
+  /** The account's balances and sends, as call 4 answers them (checked to be 200). */
+  balances(account: ApiAccount): Promise<ClientBalances>;
+  /** A refusal left the wallet as it was: no send, the same balance. */
+  expectUntouched(account: ApiAccount, walletId: string, balance: string): Promise<void>;
+}
+
+/** Call 4's answer, as far as these tests read it. */
+export interface ClientBalances {
+  balances: Record<string, string>;
+  transactions: Record<string, unknown>[];
 }
 
 /** In the enclosing describe: a connection over the transport to a test handler on the database. */
@@ -202,6 +213,15 @@ export function connectApi(
       expect(created.status).toBe(200);
       const words = created.body.twelveWords as string[];
       return { email, twelveWords: words.join(" "), userId: created.body.newUserId as string };
+    },
+    async balances({ email, twelveWords }) {
+      const answer = await api.call("/aml-client-balances", { email, twelveWords });
+      expect(answer.status).toBe(200);
+      return answer.body as unknown as ClientBalances;
+    },
+    async expectUntouched(account, walletId, balance) {
+      expect(await sendCount(api.db, walletId)).toBe(0);
+      expect((await api.balances(account)).balances[walletId]).toBe(balance);
     },
   };
   return api;

@@ -20,11 +20,15 @@ import { REFUSALS } from "../../common/contract/refusals.ts";
 import { eq } from "drizzle-orm";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { createTestHandler, randomAddress, transports, uniqueEmail, type Connection } from "./helpers.ts";
+import {
+  createTestHandler,
+  randomAddress,
+  transports,
+  uniqueEmail,
+  type Connection,
+  clientHolder,
+} from "./helpers.ts";
 import { describeEachDatabase } from "./api-suite.ts";
 
 describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_000 }, (getDatabase) => {
@@ -35,28 +39,8 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
   });
 
   /** A new account holding 1.5 ETH on a wallet with an address; its e-mail, words and wallet id. */
-  async function holder(connection: Connection) {
-    const email = uniqueEmail("contract");
-    const created = await connection.client.createAccount({
-      email,
-      password: "pw-1234",
-      passwordConfirmed: "pw-1234",
-    });
-    if (!created.ok) throw new Error("account");
-    const requested = await requestWallet(db, created.data.newUserId, "ETH");
-    if (!requested.ok) throw new Error("wallet");
-    const address = validateAddress("ETH", randomAddress("ETH"));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    const units = parseAmount("ETH", "1.5");
-    if (!units.ok) throw new Error(units.reason);
-    await creditDeposit(db, {
-      walletId: requested.wallet.id,
-      units: units.units,
-      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-    });
-    return { email, twelveWords: created.data.twelveWords, walletId: requested.wallet.id };
-  }
+  const holder = (connection: Connection) =>
+    clientHolder(connection, db, { label: "contract", coin: "ETH", deposit: "1.5" });
 
   for (const transport of transports) {
     describe(`over ${transport.name}`, () => {

@@ -4,11 +4,9 @@
 // its audit row with who and why; nothing at all on a refusal), sends refused
 // with the distinct code over both transports while paused, and the
 // reconciliation figures, exact, with a planted shortfall pausing the coin.
-import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
-import { validateAddress } from "../../common/addresses.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import {
@@ -27,15 +25,14 @@ import {
   voidWithdrawal,
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { runInServer } from "../../server/ops/registry.ts";
 import {
   BACKEND_SECRET,
   createTestHandler,
   randomAddress,
   transports,
-  uniqueEmail,
   type Connection,
+  clientHolder,
 } from "./helpers.ts";
 import { describeEachDatabase } from "./api-suite.ts";
 
@@ -84,33 +81,8 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
   }
 
   /** A new user (through call 1) with a wallet of the coin, an address and, when given, a deposit. */
-  async function holder(connection: Connection, coin: Ticker, deposit?: string) {
-    const email = uniqueEmail("controls");
-    const created = await connection.client.createAccount({
-      email,
-      password: "pw-1234",
-      passwordConfirmed: "pw-1234",
-    });
-    if (!created.ok) throw new Error("account");
-    const requested = await requestWallet(db, created.data.newUserId, coin);
-    if (!requested.ok) throw new Error("wallet");
-    const address = validateAddress(coin, randomAddress(coin));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    if (deposit !== undefined) {
-      await creditDeposit(db, {
-        walletId: requested.wallet.id,
-        units: units(coin, deposit),
-        externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-      });
-    }
-    return {
-      email,
-      userId: created.data.newUserId,
-      twelveWords: created.data.twelveWords,
-      walletId: requested.wallet.id,
-    };
-  }
+  const holder = (connection: Connection, coin: Ticker, deposit?: string) =>
+    clientHolder(connection, db, { label: "controls", coin, deposit });
 
   describe("pause, resume, pauses (operator commands)", () => {
     let connection: Connection;

@@ -10,45 +10,26 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { validateAddress } from "../../common/addresses.ts";
 import type { Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { auditLog, chainDeposits, ledgerTransfers, pauses, users } from "../../server/backend/db/schema.ts";
+import { auditLog, chainDeposits, ledgerTransfers, pauses } from "../../server/backend/db/schema.ts";
 import { recordDeposit, type DepositPolicy } from "../../server/backend/domain/deposits.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
-import { clientBalances, issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { clientBalances } from "../../server/backend/domain/wallets.ts";
 import { ConfigError, loadConfig, type Config } from "../../server/host/config.ts";
 import { runInServer } from "../../server/ops/registry.ts";
-import { BACKEND_SECRET, randomAddress, uniqueEmail } from "./helpers.ts";
+import { BACKEND_SECRET, randomAddress, insertUser, fundedWallet } from "./helpers.ts";
 import { describeEachDatabase } from "./api-suite.ts";
 
 const BTC = 10n ** 8n;
 const txid = () => randomBytes(32).toString("hex");
 
-async function newUser(db: AppDb): Promise<string> {
-  const [row] = await db
-    .insert(users)
-    .values({
-      email: uniqueEmail("deposits"),
-      passwordHash: "not-a-hash",
-      phraseHmac: "0".repeat(64),
-      phraseCiphertext: "none",
-      phraseKdfSalt: "none",
-    })
-    .returning({ id: users.id });
-  if (!row) throw new Error("no user");
-  return row.id;
-}
+const newUser = (db: AppDb) => insertUser(db, "deposits");
 
 /** A wallet with a real (random, canonical) address of its coin. */
 async function issued(db: AppDb, userId: string, coin: Ticker) {
-  const requested = await requestWallet(db, userId, coin);
-  if (!requested.ok) throw new Error("request failed");
-  const checked = validateAddress(coin, randomAddress(coin));
-  if (!checked.ok) throw new Error(checked.reason);
-  const done = await issueAddress(db, requested.wallet.id, checked.address);
-  if (!done.ok) throw new Error("issue failed");
-  return { id: requested.wallet.id, address: checked.address, userId };
+  const { walletId, address } = await fundedWallet(db, userId, coin);
+  return { id: walletId, address, userId };
 }
 
 /** Rows that any write of a deposit adds to. */

@@ -4,16 +4,11 @@
 // listed back by call 4 and to the operator. Every database × transport; a
 // refused request leaves nothing behind.
 import { randomBytes } from "node:crypto";
-import { count, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
-import { validateAddress } from "../../common/addresses.ts";
-import { withdrawals } from "../../server/backend/db/schema.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
-import { creditDeposit } from "../../server/backend/domain/ledger.ts";
-import { findSend, issueAddress, pendingSends, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { findSend, pendingSends } from "../../server/backend/domain/wallets.ts";
 import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
-import { randomAddress, type OpenedDatabase, type Transport } from "./helpers.ts";
+import { type OpenedDatabase, type Transport, fundedWallet } from "./helpers.ts";
 
 /** ripple-address-codec's published vectors: one account, its X-addresses with and without a tag. */
 const CLASSIC = "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59";
@@ -31,27 +26,10 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     const newAccount = () => api.newAccount("tags");
     type Account = Awaited<ReturnType<typeof newAccount>>;
 
-    async function fundedWallet(account: Account, coin: Ticker, deposit: string) {
-      const requested = await requestWallet(api.db, account.userId, coin);
-      if (!requested.ok) throw new Error("wallet request failed");
-      const checked = validateAddress(coin, randomAddress(coin));
-      if (!checked.ok) throw new Error(checked.reason);
-      const issued = await issueAddress(api.db, requested.wallet.id, checked.address);
-      if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
-      const amount = parseAmount(coin, deposit);
-      if (!amount.ok) throw new Error(amount.reason);
-      const credited = await creditDeposit(api.db, {
-        walletId: requested.wallet.id,
-        units: amount.units,
-        externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-      });
-      if (!credited.ok) throw new Error("credit failed");
-      return requested.wallet.id;
-    }
-
     async function holder(coin: Ticker = "XRP") {
       const account = await newAccount();
-      return { account, walletId: await fundedWallet(account, coin, "100") };
+      const { walletId } = await fundedWallet(api.db, account.userId, coin, { deposit: "100" });
+      return { account, walletId };
     }
 
     function send(account: Account, walletId: string, fields: Record<string, unknown> = {}) {
@@ -65,26 +43,9 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       });
     }
 
-    async function listed(account: Account) {
-      const answer = await call("/aml-client-balances", {
-        email: account.email,
-        twelveWords: account.twelveWords,
-      });
-      expect(answer.status).toBe(200);
-      return answer.body as {
-        balances: Record<string, string>;
-        transactions: Record<string, unknown>[];
-      };
-    }
-
-    async function expectUntouched(account: Account, walletId: string) {
-      const rows = await api.db
-        .select({ n: count() })
-        .from(withdrawals)
-        .where(eq(withdrawals.walletId, walletId));
-      expect(rows[0]?.n ?? 0).toBe(0);
-      expect((await listed(account)).balances[walletId]).toBe("100");
-    }
+    const listed = api.balances;
+    const expectUntouched = (account: Account, walletId: string) =>
+      api.expectUntouched(account, walletId, "100");
 
     test("a tag is stored with the send, answered, listed by call 4 and shown to the operator", async () => {
       const { account, walletId } = await holder();

@@ -8,14 +8,18 @@ import { tmpdir } from "node:os";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { createRequestListener } from "@remix-run/node-fetch-server";
-import { sql } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { createHttpClient, createInProcessClient, type BackendClient } from "../../app/backend.server.ts";
 import type { BackendServices } from "../../common/contract/client.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import type { Ticker } from "../../common/coins.ts";
 import { createBackend, type ApiHandler, type ApiHandlerOptions } from "../../server/backend/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/backend/db/index.ts";
-import { users } from "../../server/backend/db/schema.ts";
+import { users, withdrawals } from "../../server/backend/db/schema.ts";
+import { parseAmount } from "../../server/backend/domain/amounts.ts";
+import { creditDeposit } from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { freshDataDir } from "../../scripts/host.ts";
 
 export const PLATFORM = "CK";
@@ -214,6 +218,77 @@ let counter = 0;
 export function uniqueEmail(label = "user"): string {
   counter += 1;
   return `${label}-${counter}-${randomBytes(4).toString("hex")}@example.com`;
+}
+
+/** A user row without the (slow) password hashing: for tests of what never signs in. */
+export async function insertUser(db: AppDb, label = "user"): Promise<string> {
+  const [row] = await db
+    .insert(users)
+    .values({
+      email: uniqueEmail(label),
+      passwordHash: "not-a-hash",
+      phraseHmac: "0".repeat(64),
+      phraseCiphertext: "none",
+      phraseKdfSalt: "none",
+    })
+    .returning({ id: users.id });
+  if (!row) throw new Error("no user");
+  return row.id;
+}
+
+/**
+ * A wallet of the coin requested for the user and given an address (a fresh
+ * valid one unless named, stored in its canonical form as the operator command
+ * stores it) and, when asked, a deposit: decimal text of the coin, or units.
+ */
+export async function fundedWallet(
+  db: AppDb,
+  userId: string,
+  coin: Ticker,
+  { address = randomAddress(coin), deposit }: { address?: string; deposit?: string | bigint } = {},
+): Promise<{ walletId: string; address: string }> {
+  const requested = await requestWallet(db, userId, coin);
+  if (!requested.ok) throw new Error("wallet request failed");
+  const checked = validateAddress(coin, address);
+  if (!checked.ok) throw new Error(checked.reason);
+  const issued = await issueAddress(db, requested.wallet.id, checked.address);
+  if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
+  if (deposit !== undefined) {
+    const amount =
+      typeof deposit === "bigint" ? { ok: true as const, units: deposit } : parseAmount(coin, deposit);
+    if (!amount.ok) throw new Error(amount.reason);
+    const credited = await creditDeposit(db, {
+      walletId: requested.wallet.id,
+      units: amount.units,
+      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
+    });
+    if (!credited.ok) throw new Error("credit failed");
+  }
+  return { walletId: requested.wallet.id, address: checked.address };
+}
+
+/** A new account made through the connection's client (call 1), with a wallet as fundedWallet makes it. */
+export async function clientHolder(
+  connection: Connection,
+  db: AppDb,
+  { label, coin, deposit }: { label: string; coin: Ticker; deposit?: string },
+) {
+  const email = uniqueEmail(label);
+  const created = await connection.client.createAccount({
+    email,
+    password: "pw-1234",
+    passwordConfirmed: "pw-1234",
+  });
+  if (!created.ok) throw new Error("account");
+  const { newUserId: userId, twelveWords } = created.data;
+  const { walletId } = await fundedWallet(db, userId, coin, { deposit });
+  return { email, userId, twelveWords, walletId };
+}
+
+/** How many sends the wallet has made (any status). */
+export async function sendCount(db: AppDb, walletId: string): Promise<number> {
+  const rows = await db.select({ n: count() }).from(withdrawals).where(eq(withdrawals.walletId, walletId));
+  return rows[0]?.n ?? 0;
 }
 
 export async function countUsers(db: AppDb): Promise<number> {

@@ -8,13 +8,7 @@ import fc from "fast-check";
 import { beforeAll, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import {
-  auditLog,
-  ledgerAccounts,
-  ledgerTransfers,
-  users,
-  withdrawals,
-} from "../../server/backend/db/schema.ts";
+import { auditLog, ledgerAccounts, ledgerTransfers, withdrawals } from "../../server/backend/db/schema.ts";
 import {
   balancesForUser,
   creditDeposit,
@@ -26,27 +20,14 @@ import {
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { uniqueEmail } from "./helpers.ts";
+import { insertUser } from "./helpers.ts";
 import { describeEachDatabase } from "./api-suite.ts";
 
 const ETH = 10n ** 18n;
 const BTC = 10n ** 8n;
 
 /** A user row without the (slow) password hashing: the ledger does not care. */
-async function newUser(db: AppDb): Promise<string> {
-  const [row] = await db
-    .insert(users)
-    .values({
-      email: uniqueEmail("ledger"),
-      passwordHash: "not-a-hash",
-      phraseHmac: "0".repeat(64),
-      phraseCiphertext: "none",
-      phraseKdfSalt: "none",
-    })
-    .returning({ id: users.id });
-  if (!row) throw new Error("no user");
-  return row.id;
-}
+const newUser = (db: AppDb) => insertUser(db, "ledger");
 
 async function requestedWallet(db: AppDb, userId: string, coin: Ticker): Promise<string> {
   const requested = await requestWallet(db, userId, coin);

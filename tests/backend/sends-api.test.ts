@@ -5,13 +5,12 @@ import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
 import { describe, expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
-import { sendRequests, withdrawals } from "../../server/backend/db/schema.ts";
+import { sendRequests } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
-import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
+import { requestWallet } from "../../server/backend/domain/wallets.ts";
 import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
-import { randomAddress, type OpenedDatabase, type Transport } from "./helpers.ts";
+import { randomAddress, type OpenedDatabase, type Transport, fundedWallet, sendCount } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -48,37 +47,14 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     type Account = Awaited<ReturnType<typeof newAccount>>;
 
     /** A wallet of the coin with an address and, when given, a deposit (decimal text). */
-    async function fundedWallet(
-      account: Account,
-      coin: Ticker,
-      deposit?: string,
-      address = randomAddress(coin),
-    ) {
-      const requested = await requestWallet(api.db, account.userId, coin);
-      if (!requested.ok) throw new Error("wallet request failed");
-      // As the operator command does: the canonical form is stored.
-      const checked = validateAddress(coin, address);
-      if (!checked.ok) throw new Error(checked.reason);
-      const issued = await issueAddress(api.db, requested.wallet.id, checked.address);
-      if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
-      if (deposit !== undefined) {
-        const amount = parseAmount(coin, deposit);
-        if (!amount.ok) throw new Error(amount.reason);
-        const credited = await creditDeposit(api.db, {
-          walletId: requested.wallet.id,
-          units: amount.units,
-          externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-        });
-        if (!credited.ok) throw new Error("credit failed");
-      }
-      return requested.wallet.id;
-    }
+    const walletOf = async (account: Account, coin: Ticker, deposit?: string) =>
+      (await fundedWallet(api.db, account.userId, coin, { deposit })).walletId;
 
     /** A user with 1.5 ETH on a wallet of their own address. */
     async function ethHolder() {
       const account = await newAccount();
       const address = randomAddress("ETH");
-      const walletId = await fundedWallet(account, "ETH", "1.5", address);
+      const { walletId } = await fundedWallet(api.db, account.userId, "ETH", { deposit: "1.5", address });
       return { account, walletId, address };
     }
 
@@ -94,31 +70,11 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       });
     }
 
-    async function balances(account: Account) {
-      const answer = await call("/aml-client-balances", {
-        email: account.email,
-        twelveWords: account.twelveWords,
-      });
-      expect(answer.status).toBe(200);
-      return answer.body as {
-        balances: Record<string, string>;
-        transactions: { id: string; status: string; amount_in_crypto: string; amount_in_dollar: string }[];
-      };
-    }
-
-    async function sendsOf(walletId: string): Promise<number> {
-      const rows = await api.db
-        .select({ n: count() })
-        .from(withdrawals)
-        .where(eq(withdrawals.walletId, walletId));
-      return rows[0]?.n ?? 0;
-    }
-
+    const { balances } = api;
+    const sendsOf = (walletId: string) => sendCount(api.db, walletId);
     /** The refusal left the wallet as it was: no send, the same balance. */
-    async function expectUntouched(account: Account, walletId: string, balance = "1.5") {
-      expect(await sendsOf(walletId)).toBe(0);
-      expect((await balances(account)).balances[walletId]).toBe(balance);
-    }
+    const expectUntouched = (account: Account, walletId: string, balance = "1.5") =>
+      api.expectUntouched(account, walletId, balance);
 
     test("a send holds the amount at once: pending, priced by the server, listed by call 4", async () => {
       const { account, walletId } = await ethHolder();
@@ -289,7 +245,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
     test("a bad destination is refused for every coin: mistyped, another coin's, junk", async () => {
       const account = await newAccount();
       for (const coin of TICKERS) {
-        const walletId = await fundedWallet(account, coin, "10");
+        const walletId = await walletOf(account, coin, "10");
         const otherCoin = coin === "BTC" ? VALID.XRP : VALID.BTC;
         // Solana addresses carry no checksum: a mistyped one of the right length is a valid
         // address (decision record 009); one character short is not.
@@ -309,7 +265,7 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
 
     test("a BTC send to another valid BTC address goes through", async () => {
       const account = await newAccount();
-      const walletId = await fundedWallet(account, "BTC", "0.01");
+      const walletId = await walletOf(account, "BTC", "0.01");
       const answer = await send(account, walletId, {
         amount: "0.0025",
         receiver_wallet_address: "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g",

@@ -8,17 +8,14 @@ import { sql } from "drizzle-orm";
 import fc from "fast-check";
 import { beforeAll, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   postWithdrawal,
   voidWithdrawal,
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import type { ApiHandler } from "../../server/backend/api/handler.ts";
-import { createTestHandler, randomAddress, uniqueEmail } from "./helpers.ts";
-import { callApi, describeEachDatabase, type ApiAnswer } from "./api-suite.ts";
+import { randomAddress, fundedWallet, inProcess } from "./helpers.ts";
+import { describeEachDatabase, type ApiAnswer, connectApi } from "./api-suite.ts";
 
 /** 0.0001 ETH in wei: every amount here is a whole number of these (4 decimals). */
 const TICK = 10n ** 14n;
@@ -74,30 +71,17 @@ function decimal(ticks: number): string {
 const replayed = (answer: ApiAnswer) => answer.headers.get("idempotent-replayed") === "true";
 
 describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
+  const api = connectApi(inProcess, getDatabase);
+  const { call } = api;
   let db: AppDb;
-  let handler: ApiHandler;
-
   beforeAll(() => {
-    db = getDatabase().database.db;
-    handler = createTestHandler(db);
+    db = api.db;
   });
 
-  const call = (path: string, body: Record<string, unknown>) => callApi(handler, path, body);
-
   async function user() {
-    const email = uniqueEmail("model");
-    const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-    const userId = created.body.newUserId as string;
-    const requested = await requestWallet(db, userId, "ETH");
-    if (!requested.ok) throw new Error("request failed");
-    const address = validateAddress("ETH", randomAddress("ETH"));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    return {
-      email,
-      twelveWords: (created.body.twelveWords as string[]).join(" "),
-      walletId: requested.wallet.id,
-    };
+    const { email, twelveWords, userId } = await api.newAccount("model");
+    const { walletId } = await fundedWallet(db, userId, "ETH");
+    return { email, twelveWords, walletId };
   }
 
   test("sends, replays, approvals and declines match the model at every step", async () => {

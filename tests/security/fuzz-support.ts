@@ -20,13 +20,9 @@ import {
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
-import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { expectApiAnswer } from "../backend/api-suite.ts";
-import { BACKEND_SECRET, PLATFORM, ROUTES, randomAddress, uniqueEmail } from "../backend/helpers.ts";
+import { BACKEND_SECRET, PLATFORM, ROUTES, uniqueEmail, fundedWallet } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
 
@@ -214,20 +210,7 @@ export async function createHolder(
   const created = await createAccount({ db, keys: KEYS }, email, password);
   if (!created.ok) throw new Error("account creation failed");
   const userId = created.userId;
-  const requested = await requestWallet(db, userId, coin);
-  if (!requested.ok) throw new Error("wallet request failed");
-  const checked = validateAddress(coin, randomAddress(coin));
-  if (!checked.ok) throw new Error(checked.reason);
-  const issued = await issueAddress(db, requested.wallet.id, checked.address);
-  if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
-  const amount = parseAmount(coin, opts.deposit ?? "1000000");
-  if (!amount.ok) throw new Error(amount.reason);
-  const credited = await creditDeposit(db, {
-    walletId: requested.wallet.id,
-    units: amount.units,
-    externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-  });
-  if (!credited.ok) throw new Error("credit failed");
+  const wallet = await fundedWallet(db, userId, coin, { deposit: opts.deposit ?? "1000000" });
   const sent = await sendMessage(db, { to: { userId }, message: "A compliance notice." });
   if (!sent.ok) throw new Error("message failed");
   return {
@@ -235,8 +218,8 @@ export async function createHolder(
     password,
     words: created.words.join(" "),
     userId,
-    walletId: requested.wallet.id,
-    walletAddress: checked.address,
+    walletId: wallet.walletId,
+    walletAddress: wallet.address,
     messageId: sent.message.id,
   };
 }
