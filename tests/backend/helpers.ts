@@ -2,8 +2,6 @@
 // throw-away PostgreSQL database when TEST_DATABASE_URL is set) and the two
 // ways the web tier reaches the API (in-process and over HTTP).
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
@@ -21,6 +19,7 @@ import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { freshDataDir } from "../../scripts/host.ts";
+import { serve } from "../support/serve.ts";
 
 export const PLATFORM = "CK";
 export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
@@ -185,13 +184,8 @@ export const inProcess: Transport = {
 export const overHttp: Transport = {
   name: "http",
   async connect(handler) {
-    const server = createServer(createRequestListener(handler));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    const baseUrl = `http://127.0.0.1:${port}/api`;
+    const served = await serve(createRequestListener(handler));
+    const baseUrl = `${served.base}/api`;
     return {
       client: createHttpClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }),
       clientFor: (clientIp) =>
@@ -203,10 +197,7 @@ export const overHttp: Transport = {
         headers.set(BACKEND_TOKEN_HEADER, BACKEND_TOKEN);
         return globalThis.fetch(new Request(request, { headers }));
       },
-      async close() {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
+      close: served.close,
     };
   },
 };
