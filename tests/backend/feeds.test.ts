@@ -39,6 +39,14 @@ const NAMES = {
 
 const APP_HEADERS = { App_name: PLATFORM, App_url: APP_URL };
 
+/** The recorded ECB day (2025-06-13) as USD multipliers: the snapshot's rates, and the live fixture's. */
+const RECORDED_RATES = {
+  USD: { current_price: "1" },
+  EUR: { current_price: "0.8686587908" },
+  GBP: { current_price: "0.738533704" },
+  CAD: { current_price: "1.363273106" },
+};
+
 function get(pathname: string, headers: Record<string, string> = {}, method = "GET") {
   return new Request(`${BASE}${pathname}`, { method, headers });
 }
@@ -148,12 +156,7 @@ describe("GET /api/currencies", () => {
     expect(headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(headers.get("cache-control")).toBe("public, max-age=30");
     expect(body).toEqual({
-      rates: {
-        USD: { current_price: "1" },
-        EUR: { current_price: "0.8686587908" },
-        GBP: { current_price: "0.738533704" },
-        CAD: { current_price: "1.363273106" },
-      },
+      rates: RECORDED_RATES,
       asOf: "2025-06-13T00:00:00.000Z",
       source: "snapshot",
     });
@@ -473,12 +476,7 @@ describe("the prices client", () => {
     expect(await prices.currencies()).toEqual({
       ok: true,
       data: {
-        rates: {
-          USD: { current_price: "1" },
-          EUR: { current_price: "0.8686587908" },
-          GBP: { current_price: "0.738533704" },
-          CAD: { current_price: "1.363273106" },
-        },
+        rates: RECORDED_RATES,
         asOf: "2025-06-13T00:00:00.000Z",
         source: "live",
       },

@@ -13,12 +13,7 @@ import {
   parseCoinGeckoAnswer,
   parseCoinGeckoMarkets,
 } from "../../server/backend/feeds/crypto-prices.ts";
-import { fixtureJson } from "../fixtures/feeds.ts";
-
-function collect() {
-  const warnings: string[] = [];
-  return { warnings, warn: (message: string) => void warnings.push(message) };
-}
+import { fixtureJson, collect } from "../fixtures/feeds.ts";
 
 describe("parseCoinGeckoMarkets", () => {
   test("a good answer: prices and changes as the JSON spells them, sparklines as numbers", () => {

@@ -11,12 +11,7 @@ import {
 import { createCachedSource, type CachedSourceOptions } from "../../server/backend/feeds/feed.ts";
 import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
 import { measure } from "../support/measure.ts";
-import { fixture, fixtureJson } from "../fixtures/feeds.ts";
-
-function collect() {
-  const warnings: string[] = [];
-  return { warnings, warn: (message: string) => void warnings.push(message) };
-}
+import { fixture, fixtureJson, collect } from "../fixtures/feeds.ts";
 
 describe("parseCoinGecko", () => {
   test("reads every coin of the recorded answer, numbers kept as the JSON spells them", () => {
