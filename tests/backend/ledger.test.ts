@@ -399,41 +399,24 @@ describeEachDatabase("ledger on $name", (getDatabase) => {
       }),
       "23505",
     );
+    /** An ETH deposit transfer written straight into the table, refused with the state. */
+    const depositRefused = (debit: string, credit: string, amount: bigint, state: string) =>
+      refused(
+        db.insert(ledgerTransfers).values({
+          coin: "ETH",
+          debitAccountId: debit,
+          creditAccountId: credit,
+          amount,
+          kind: "deposit",
+          externalTxId: txid(),
+        }),
+        state,
+      );
     // Zero, and debit = credit.
-    await refused(
-      db.insert(ledgerTransfers).values({
-        coin: "ETH",
-        debitAccountId: pending,
-        creditAccountId: walletAccount.id,
-        amount: 0n,
-        kind: "deposit",
-        externalTxId: txid(),
-      }),
-      "23514",
-    );
-    await refused(
-      db.insert(ledgerTransfers).values({
-        coin: "ETH",
-        debitAccountId: walletAccount.id,
-        creditAccountId: walletAccount.id,
-        amount: 1n,
-        kind: "deposit",
-        externalTxId: txid(),
-      }),
-      "23514",
-    );
+    await depositRefused(pending, walletAccount.id, 0n, "23514");
+    await depositRefused(walletAccount.id, walletAccount.id, 1n, "23514");
     // A BTC account on an ETH transfer.
-    await refused(
-      db.insert(ledgerTransfers).values({
-        coin: "ETH",
-        debitAccountId: await systemAccount(db, "ETH", "deposits"),
-        creditAccountId: btcAccount.id,
-        amount: 1n,
-        kind: "deposit",
-        externalTxId: txid(),
-      }),
-      "23503",
-    );
+    await depositRefused(await systemAccount(db, "ETH", "deposits"), btcAccount.id, 1n, "23503");
     // Append-only: no UPDATE, no DELETE.
     await refused(
       db.update(ledgerTransfers).set({ amount: 1n }).where(eq(ledgerTransfers.id, held.holdTransferId)),

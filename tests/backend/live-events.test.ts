@@ -2,26 +2,15 @@
 // real hosts, on both databases, with the change made the way it is made in
 // production (the API, an operator's command in its own process), and with
 // two server processes on one PostgreSQL.
-import { execFile } from "node:child_process";
 import { request as httpRequest, type ClientRequest } from "node:http";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 import { cookiesOf, raw } from "../security/support/http.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
-import {
-  TEST_SECRETS,
-  built,
-  root,
-  spawnHost,
-  startHost,
-  type HostProcess,
-  type RunningHost,
-} from "../../scripts/host.ts";
+import { TEST_SECRETS, built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
+import { describeEachHost } from "./host-suite.ts";
 
-const run = promisify(execFile);
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
 
 /** The open-streams gauge of the host's own metrics (record 021). */
@@ -157,39 +146,13 @@ async function requestWallet(port: number, account: { email: string; words: stri
   expect(answer.status).toBe(200);
 }
 
-/** An operator's command in its own process (npm run ops), as operators run it. */
-async function ops(env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, OPERATOR: "live-events-test", ...env },
-    timeout: 60_000,
-  });
-  return stdout;
-}
-
-const describeBuilt = built ? describe : describe.skip;
-const adminUrl = process.env.TEST_DATABASE_URL;
-
-for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
-  describeBuilt(`the event stream (${driver})`, () => {
+describeEachHost(
+  "the event stream ($name)",
+  () => ({ RATE_LIMITS: "off", METRICS_TOKEN }),
+  (each) => {
     let host: RunningHost;
-    let opened: OpenedDatabase | undefined;
-    let opsEnv: Record<string, string>;
-
-    beforeAll(async () => {
-      if (driver === "postgres") {
-        opened = await openTempPostgres(adminUrl ?? "");
-        const databaseUrl = opened.databaseUrl ?? "";
-        host = await startHost({ env: { DATABASE_URL: databaseUrl, RATE_LIMITS: "off", METRICS_TOKEN } });
-        opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
-      } else {
-        host = await startHost({ env: { RATE_LIMITS: "off", METRICS_TOKEN } });
-        opsEnv = { DATA_DIR: host.dataDir };
-      }
-    }, 120_000);
-    afterAll(async () => {
-      await host?.close();
-      await opened?.dispose();
+    beforeAll(() => {
+      host = each.host;
     });
 
     test("nobody signed in: 204 (EventSource stops and the page polls); a page visit goes to /", async () => {
@@ -215,12 +178,12 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         await requestWallet(host.port, account, "SOL");
         expect(await stream.next("wallets")).toEqual({ event: "wallets", data: "you" });
 
-        await ops(opsEnv, "message", "--to", account.email, "Please confirm the source of your funds.");
+        await each.ops("message", "--to", account.email, "Please confirm the source of your funds.");
         expect(await stream.next("messages")).toEqual({ event: "messages", data: "you" });
 
         // A message to everyone reaches both, marked as such (clients spread their reaction).
         const before = otherStream.events.length;
-        await ops(opsEnv, "message", "--all", "Maintenance on Sunday.");
+        await each.ops("message", "--all", "Maintenance on Sunday.");
         expect(
           await stream.next("messages", stream.events.findIndex((e) => e.event === "messages") + 1),
         ).toEqual({
@@ -277,8 +240,10 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       });
       expect(again.status).toBe(204);
     }, 60_000);
-  });
-}
+  },
+);
+
+const adminUrl = process.env.TEST_DATABASE_URL;
 
 describe.skipIf(!adminUrl || !built)("two server processes on one PostgreSQL", () => {
   let opened: OpenedDatabase;

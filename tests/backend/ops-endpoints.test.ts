@@ -1,9 +1,6 @@
 // What operators watch (record 021): the health probes and the Prometheus
 // metrics, over real hosts on both databases, scraped and parsed as
 // Prometheus would; the token and the separate port; a cluster's gathering.
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
@@ -13,14 +10,13 @@ import {
   TEST_SECRETS,
   built,
   freePort,
-  root,
   spawnHost,
   startHost,
   type HostProcess,
   type RunningHost,
 } from "../../scripts/host.ts";
+import { describeEachHost } from "./host-suite.ts";
 
-const run = promisify(execFile);
 const TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const adminUrl = process.env.TEST_DATABASE_URL;
 
@@ -36,15 +32,6 @@ function parseScrape(text: string): { types: Map<string, string>; samples: Map<s
     samples.set(line.slice(0, at), Number(line.slice(at + 1)));
   }
   return { types, samples };
-}
-
-async function ops(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, OPERATOR: "ops-endpoints-test", ...env },
-    timeout: 60_000,
-  });
-  return stdout;
 }
 
 async function api(port: number, call: string, body: Record<string, unknown>) {
@@ -83,34 +70,25 @@ describe("configuration", () => {
   });
 });
 
-const describeBuilt = built ? describe : describe.skip;
+/** The metrics port of the host of the describe running now (set as its host starts). */
+let hostMetricsPort: number;
 
-for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
-  describeBuilt(`probes and metrics (${driver})`, () => {
+describeEachHost(
+  "probes and metrics ($name)",
+  async () => {
+    hostMetricsPort = await freePort();
+    return { RATE_LIMITS: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(hostMetricsPort) };
+  },
+  (each) => {
+    const { driver } = each;
     let host: RunningHost;
     let bare: RunningHost;
-    let opened: OpenedDatabase | undefined;
-    let opsEnv: Record<string, string>;
-    let metricsPort: number;
-
     beforeAll(async () => {
-      metricsPort = await freePort();
-      const common = { RATE_LIMITS: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort) };
-      if (driver === "postgres") {
-        opened = await openTempPostgres(adminUrl ?? "");
-        const databaseUrl = opened.databaseUrl ?? "";
-        host = await startHost({ env: { ...common, DATABASE_URL: databaseUrl } });
-        opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
-      } else {
-        host = await startHost({ env: common });
-        opsEnv = { DATA_DIR: host.dataDir };
-      }
+      host = each.host;
       bare = await startHost({ env: { RATE_LIMITS: "off" } });
     }, 120_000);
     afterAll(async () => {
-      await host?.close();
       await bare?.close();
-      await opened?.dispose();
     });
 
     test("/healthz and /readyz answer 200, not cached; no session or CSRF needed", async () => {
@@ -163,7 +141,10 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       }
       // A path a visitor makes up is counted under "other", never under its own label.
       await raw(host.port, { path: "/no-such-page-1234" });
-      const again = await raw(host.port, { path: "/metrics", headers: { authorization: `Bearer ${TOKEN}` } });
+      const again = await raw(host.port, {
+        path: "/metrics",
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(again.text).not.toContain("no-such-page-1234");
       expect(again.text).toContain('route="other"');
     });
@@ -179,17 +160,22 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       expect(created.status).toBe(200);
       const words = (created.body.twelveWords as string[]).join(" ");
       expect(
-        (await api(host.port, "request-nonbtc-wallet", { email, twelveWords: words, request_text: "ETH" }))
-          .status,
+        (
+          await api(host.port, "request-nonbtc-wallet", {
+            email,
+            twelveWords: words,
+            request_text: "ETH",
+          })
+        ).status,
       ).toBe(200);
-      const requests = JSON.parse(await ops(opsEnv, "requests", "--json")) as {
+      const requests = JSON.parse(await each.ops("requests", "--json")) as {
         email: string;
         walletId: string;
       }[];
       const walletId = requests.find((r) => r.email === email)?.walletId ?? "";
       // All lower case: a valid address without an EIP-55 checksum.
-      await ops(opsEnv, "issue-address", walletId, `0x${"ab".repeat(20)}`);
-      await ops(opsEnv, "credit", walletId, "2", `0x${"cd".repeat(32)}`);
+      await each.ops("issue-address", walletId, `0x${"ab".repeat(20)}`);
+      await each.ops("credit", walletId, "2", `0x${"cd".repeat(32)}`);
       const sent = await api(host.port, "request-transaction", {
         email,
         twelveWords: words,
@@ -199,7 +185,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       });
       expect(sent.status).toBe(200);
 
-      const scrape = await raw(metricsPort, { path: "/metrics" });
+      const scrape = await raw(hostMetricsPort, { path: "/metrics" });
       expect(scrape.status).toBe(200);
       const { samples } = parseScrape(scrape.text);
       expect(samples.get('coinkeep_sends{status="pending"}')).toBe(1);
@@ -212,7 +198,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
           'coinkeep_http_requests_total{route="/api/request-transaction",method="POST",status="200"}',
         ),
       ).toBe(1);
-      expect((await raw(metricsPort, { path: "/healthz" })).status).toBe(404);
+      expect((await raw(hostMetricsPort, { path: "/healthz" })).status).toBe(404);
     }, 120_000);
 
     test("without METRICS_TOKEN or METRICS_PORT nothing is served at /metrics (an unknown path: to /)", async () => {
@@ -231,7 +217,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         const dropper = new pg.Client({ connectionString: adminUrl });
         await dropper.connect();
         try {
-          const name = new URL(opened?.databaseUrl ?? "").pathname.slice(1);
+          const name = new URL(each.opened?.databaseUrl ?? "").pathname.slice(1);
           await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         } finally {
           await dropper.end();
@@ -242,8 +228,8 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         expect((await raw(host.port, { path: "/healthz" })).status).toBe(200);
       },
     );
-  });
-}
+  },
+);
 
 describe.skipIf(!adminUrl || !built)("a cluster's metrics (WORKERS=2)", () => {
   let opened: OpenedDatabase;

@@ -1,12 +1,11 @@
 // Record 014 over real HTTP, against the host serving the production build:
 // the headers of every kind of response, the CSP nonce, cross-site posts,
 // the web tier's body limit, and TRUST_PROXY's reading of X-Forwarded-*.
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "../../server/host/edge.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import { PLATFORM } from "../backend/helpers.ts";
-import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer, rawBytes } from "./support/http.ts";
 import { formGuards } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
@@ -280,47 +279,23 @@ describeBuilt("headers on every response (a host over the production build)", ()
   describe("the web tier's body limit", () => {
     test("a form post declaring more than 64 KiB → 413 before its body is read", async () => {
       // Headers and 10 bytes of a 10 MB body: the answer comes without the rest.
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, "127.0.0.1", () => {
-          socket.write(
-            "POST /contact HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-              "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\n\r\n" +
-              "comment=xx",
-          );
-        });
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (chunk: string) => (text += chunk));
-        socket.on("close", () => resolve(text));
-        socket.on("error", reject);
-        socket.setTimeout(5000, () => {
-          socket.destroy();
-          reject(new Error(`no answer; got ${text}`));
-        });
-      });
+      const answer = await rawBytes(
+        host.port,
+        "POST /contact HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\n\r\n" +
+          "comment=xx",
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 413 /u);
       expect(answer).toMatch(/content-security-policy: default-src 'self'/iu);
       expect(answer).toContain("Request body too large.");
     });
 
     test("a chunked form post (no Content-Length) → 411", async () => {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, "127.0.0.1", () => {
-          socket.write(
-            "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
-              "Transfer-Encoding: chunked\r\n\r\n5\r\nemail\r\n",
-          );
-        });
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (chunk: string) => (text += chunk));
-        socket.on("close", () => resolve(text));
-        socket.on("error", reject);
-        socket.setTimeout(5000, () => {
-          socket.destroy();
-          reject(new Error(`no answer; got ${text}`));
-        });
-      });
+      const answer = await rawBytes(
+        host.port,
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+          "Transfer-Encoding: chunked\r\n\r\n5\r\nemail\r\n",
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 411 /u);
     });
 

@@ -2,6 +2,7 @@
 // source address and the body are exactly what the test says (fetch would add
 // or refuse some of them).
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
+import { connect } from "node:net";
 import { PLATFORM } from "../../backend/helpers.ts";
 
 export interface RawAnswer {
@@ -50,6 +51,22 @@ export function raw(port: number, req: RawRequest): Promise<RawAnswer> {
     );
     outgoing.on("error", reject);
     outgoing.end(req.body);
+  });
+}
+
+/** Writes the bytes to a fresh connection and answers all it reads until the server closes it. */
+export function rawBytes(port: number, bytes: string, timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(bytes));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => (text += chunk));
+    socket.on("close", () => resolve(text));
+    socket.on("error", reject);
+    socket.setTimeout(timeoutMs, () => {
+      socket.destroy();
+      reject(new Error(`no answer; got ${text}`));
+    });
   });
 }
 
