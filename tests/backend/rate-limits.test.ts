@@ -9,8 +9,8 @@ import { createApiHandler, type ApiHandler } from "../../server/backend/api/hand
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
-import { BACKEND_SECRET, PLATFORM, TEST_USD_PRICES, post, uniqueEmail } from "./helpers.ts";
-import { callApi, describeEachDatabase, type ApiAnswer } from "./api-suite.ts";
+import { BACKEND_SECRET, PLATFORM, TEST_USD_PRICES, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase, type ApiAnswer, type ApiFetch } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (timing equalisation below).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -309,40 +309,35 @@ describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDataba
     expect((await contact("from another address", "198.51.100.9")).status).toBe(200);
   });
 
+  /**
+   * A new user's wrong password seven times from a connection at `address`,
+   * each naming another forwarded address (192.0.2.<first + i>): the statuses.
+   */
+  async function forgedRotation(address: string, first: number): Promise<number[]> {
+    const user = await newUser();
+    const fromConnection: ApiFetch = (request) => handler(request, { address });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const answer = await callApi(
+        fromConnection,
+        "/aml-authorization",
+        { email: user.email, password: "wrong" },
+        { ip: `192.0.2.${first + i}` },
+      );
+      statuses.push(answer.status);
+    }
+    return statuses;
+  }
+
   test("an address the handler does not believe is not the one counted", async () => {
     // Over a non-loopback connection X-Coinkeep-Client-Ip is ignored: rotating it does not escape the backoff.
-    const user = await newUser();
-    const ask = (fakeIp: string) =>
-      handler(
-        post(
-          "/api/aml-authorization",
-          JSON.stringify({ platform: PLATFORM, email: user.email, password: "wrong" }),
-          {
-            "content-type": "application/json",
-            "x-coinkeep-client-ip": fakeIp,
-          },
-        ),
-        { address: "203.0.113.80" },
-      );
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await ask(`192.0.2.${200 + i}`)).status);
+    const statuses = await forgedRotation("203.0.113.80", 200);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
   test("a loopback connection that is not a configured web tier is counted by its own address (issue 12)", async () => {
     // Any local process can connect over loopback: rotating a forged X-Coinkeep-Client-Ip must not escape.
-    const user = await newUser();
-    const ask = (fakeIp: string) =>
-      handler(
-        post(
-          "/api/aml-authorization",
-          JSON.stringify({ platform: PLATFORM, email: user.email, password: "wrong" }),
-          { "content-type": "application/json", "x-coinkeep-client-ip": fakeIp },
-        ),
-        { address: "127.0.0.1" },
-      );
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await ask(`192.0.2.${100 + i}`)).status);
+    const statuses = await forgedRotation("127.0.0.1", 100);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 

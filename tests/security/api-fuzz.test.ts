@@ -510,20 +510,23 @@ describeEachDatabase("fuzzing the API on $name", (getDatabase, targetName) => {
     checker.last = undefined;
   });
 
+  /** Posts the text to the route, checks the request, and counts its status under the name. */
+  async function checkText(name: string, route: Route, text: string) {
+    const status = await checkRequest(
+      checker,
+      route,
+      rawRequest(route, { body: text }),
+      encoder.encode(text),
+    );
+    tally(name, status);
+  }
+
   describe("(a) arbitrary JSON", () => {
     test.each(ROUTES)("%s", async (route) => {
       expect.hasAssertions();
       const keys = Object.keys(validBody(route, holderFor(route)));
       await fc.assert(
-        fc.asyncProperty(arbitraryJson(keys), async (text) => {
-          const status = await checkRequest(
-            checker,
-            route,
-            rawRequest(route, { body: text }),
-            encoder.encode(text),
-          );
-          tally(`json ${route}`, status);
-        }),
+        fc.asyncProperty(arbitraryJson(keys), (text) => checkText(`json ${route}`, route, text)),
         params(runs.json),
       );
     });
@@ -534,16 +537,9 @@ describeEachDatabase("fuzzing the API on $name", (getDatabase, targetName) => {
       expect.hasAssertions();
       const body = validBody(route, holderFor(route));
       await fc.assert(
-        fc.asyncProperty(mutations(Object.keys(body)), async (list) => {
-          const text = applyMutations(body, list);
-          const status = await checkRequest(
-            checker,
-            route,
-            rawRequest(route, { body: text }),
-            encoder.encode(text),
-          );
-          tally(`naughty ${route}`, status);
-        }),
+        fc.asyncProperty(mutations(Object.keys(body)), (list) =>
+          checkText(`naughty ${route}`, route, applyMutations(body, list)),
+        ),
         params(runs.naughty),
       );
     });

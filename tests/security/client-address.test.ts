@@ -8,9 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
-import { PLATFORM, openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
-import { createAccount, raw } from "./support/http.ts";
+import { PLATFORM, createTempPostgres } from "../backend/helpers.ts";
+import { createAccount, raw, sendContact, recordedIps } from "./support/http.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const TOKEN = `test-backend-token-${randomBytes(16).toString("hex")}`;
@@ -32,22 +31,9 @@ if (adminUrl) {
   targets.push({
     name: "postgres",
     async open() {
-      const opened: OpenedDatabase = await openTempPostgres(adminUrl);
-      // The host migrates and uses it; the test's own handle is not needed.
-      await opened.database.close();
-      const url = opened.databaseUrl ?? "";
-      return {
-        env: { DATABASE_URL: url },
-        async dispose() {
-          const admin = new pg.Client({ connectionString: adminUrl });
-          await admin.connect();
-          try {
-            await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
-          } finally {
-            await admin.end();
-          }
-        },
-      };
+      // An empty database: the host migrates it and uses it.
+      const { url, drop } = await createTempPostgres(adminUrl);
+      return { env: { DATABASE_URL: url }, dispose: drop };
     },
   });
 }
@@ -67,10 +53,7 @@ async function recordedIp(host: RunningHost, env: Record<string, string>, email:
       await client.end();
     }
   }
-  const listed = await callOpsSocket(opsSocketPath(host.dataDir), ["support", "--json"]);
-  if (!listed || listed.code !== 0) throw new Error(`ops support failed: ${JSON.stringify(listed)}`);
-  const rows = JSON.parse(listed.stdout) as { email: string; ip: string | null }[];
-  return rows.filter((row) => row.email === email).map((row) => row.ip);
+  return recordedIps(host.dataDir, email);
 }
 
 const unique = (tag: string) => `${tag}-${randomBytes(5).toString("hex")}@example.com`;
@@ -83,17 +66,7 @@ async function contactFrom(
   headers: Record<string, string>,
 ) {
   const email = unique("sender");
-  const answer = await raw(host.port, {
-    method: "POST",
-    path: "/api/request-message",
-    localAddress: from,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
-  });
-  expect([answer.status, answer.text]).toEqual([
-    200,
-    JSON.stringify({ success: true, message: "Message sent!" }),
-  ]);
+  await sendContact(host.port, email, { from, headers });
   const [ip] = await recordedIp(host, env, email);
   return ip;
 }

@@ -10,9 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { callOpsSocket, opsSocketPath } from "../../server/host/ops-socket.ts";
 import { PLATFORM } from "../backend/helpers.ts";
-import { raw } from "./support/http.ts";
+import { raw, sendContact, recordedIps } from "./support/http.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const NGINX = "/usr/sbin/nginx";
@@ -117,21 +116,9 @@ ${servers}
 /** Sends a contact message (call 12) and returns the sender IP the host recorded for it. */
 async function recordedSender(port: number, dataDir: string, headers: Record<string, string> = {}) {
   const email = `proxy-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/request-message",
-    localAddress: VISITOR,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
-  });
-  expect([answer.status, answer.text]).toEqual([
-    200,
-    JSON.stringify({ success: true, message: "Message sent!" }),
-  ]);
-  const listed = await callOpsSocket(opsSocketPath(dataDir), ["support", "--json"]);
-  if (!listed || listed.code !== 0) throw new Error(`ops support failed: ${JSON.stringify(listed)}`);
-  const rows = JSON.parse(listed.stdout) as { email: string; ip: string | null }[];
-  return { ip: rows.find((row) => row.email === email)?.ip, answer };
+  const answer = await sendContact(port, email, { from: VISITOR, headers });
+  const [ip] = await recordedIps(dataDir, email);
+  return { ip, answer };
 }
 
 describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
@@ -187,17 +174,12 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
     expect(answer.headers["strict-transport-security"]).toBeUndefined();
   });
 
-  test("TRUST_PROXY off: a direct client's spoofed X-Forwarded-For / -Proto are ignored", async () => {
-    const { ip, answer } = await recordedSender(untrustingHost.port, untrustingHost.dataDir, {
-      "x-forwarded-for": "6.6.6.6",
-      "x-forwarded-proto": "https",
-    });
-    expect(ip).toBe(VISITOR);
-    expect(answer.headers["strict-transport-security"]).toBeUndefined();
-  });
-
-  test("a direct client that is not the trusted proxy is not believed either", async () => {
-    const { ip, answer } = await recordedSender(exactHost.port, exactHost.dataDir, {
+  test.each([
+    ["TRUST_PROXY off: a direct client's spoofed X-Forwarded-For / -Proto are ignored", () => untrustingHost],
+    ["a direct client that is not the trusted proxy is not believed either", () => exactHost],
+  ])("%s", async (_title, hostOf) => {
+    const host = hostOf();
+    const { ip, answer } = await recordedSender(host.port, host.dataDir, {
       "x-forwarded-for": "6.6.6.6",
       "x-forwarded-proto": "https",
     });

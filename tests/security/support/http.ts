@@ -3,6 +3,8 @@
 // or refuse some of them).
 import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { connect } from "node:net";
+import { expect } from "vitest";
+import { callOpsSocket, opsSocketPath } from "../../../server/host/ops-socket.ts";
 import { PLATFORM } from "../../backend/helpers.ts";
 
 export interface RawAnswer {
@@ -68,6 +70,34 @@ export function rawBytes(port: number, bytes: string, timeoutMs = 5000): Promise
       reject(new Error(`no answer; got ${text}`));
     });
   });
+}
+
+/** A contact message (call 12) from `email`, sent from `from` with the headers; answered "Message sent!". */
+export async function sendContact(
+  port: number,
+  email: string,
+  { from, headers = {} }: { from?: string; headers?: Record<string, string> } = {},
+): Promise<RawAnswer> {
+  const answer = await raw(port, {
+    method: "POST",
+    path: "/api/request-message",
+    localAddress: from,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
+  });
+  expect([answer.status, answer.text]).toEqual([
+    200,
+    JSON.stringify({ success: true, message: "Message sent!" }),
+  ]);
+  return answer;
+}
+
+/** The sender addresses the host on the data folder recorded for `email`'s messages (asked over its ops socket). */
+export async function recordedIps(dataDir: string, email: string): Promise<(string | null)[]> {
+  const listed = await callOpsSocket(opsSocketPath(dataDir), ["support", "--json"]);
+  if (!listed || listed.code !== 0) throw new Error(`ops support failed: ${JSON.stringify(listed)}`);
+  const rows = JSON.parse(listed.stdout) as { email: string; ip: string | null }[];
+  return rows.filter((row) => row.email === email).map((row) => row.ip);
 }
 
 /** All Set-Cookie pairs of an answer as one Cookie header. */
