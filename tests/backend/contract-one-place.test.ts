@@ -4,7 +4,7 @@
 // or refuses — so a newcomer who changes a refusal text or the send decimals
 // there sees both tiers change with it, and a tier that kept its own copy fails here.
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { createInProcessClient } from "../../app/backend.server.ts";
 import { checkSend } from "../../app/forms/send.ts";
 import { parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send.ts";
@@ -29,7 +29,7 @@ import {
   type Connection,
   clientHolder,
 } from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { describeEachDatabase, connectApi } from "./api-suite.ts";
 
 describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_000 }, (getDatabase) => {
   let db: AppDb;
@@ -44,19 +44,13 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
 
   for (const transport of transports) {
     describe(`over ${transport.name}`, () => {
-      let connection: Connection;
-      beforeAll(async () => {
-        connection = await transport.connect(createTestHandler(db));
-      });
-      afterAll(async () => {
-        await connection?.close();
-      });
+      const api = connectApi(transport, getDatabase);
 
       const sendFrom = (
         who: Awaited<ReturnType<typeof holder>>,
         fields: { amount: string; walletId?: string },
       ) =>
-        connection.client.requestTransaction({
+        api.connection.client.requestTransaction({
           email: who.email,
           twelveWords: who.twelveWords,
           walletId: fields.walletId ?? who.walletId,
@@ -66,7 +60,7 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
         });
 
       test("a refusal's text: the backend answers the contract's, the send form shows it by its code", async () => {
-        const who = await holder(connection);
+        const who = await holder(api.connection);
         const poor = await sendFrom(who, { amount: "2" });
         expect(poor).toEqual({
           ok: false,
@@ -85,7 +79,7 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
       });
 
       test("the send decimals: both tiers take SEND_DECIMALS and refuse one more", async () => {
-        const who = await holder(connection);
+        const who = await holder(api.connection);
         const most = `0.${"1".repeat(SEND_DECIMALS)}`;
         const tooMany = `0.${"1".repeat(SEND_DECIMALS + 1)}`;
         // The web form (server-side check, and the input's typing rule).

@@ -5,7 +5,7 @@
 // with the distinct code over both transports while paused, and the
 // reconciliation figures, exact, with a planted shortfall pausing the coin.
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -26,15 +26,8 @@ import {
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
 import { runInServer } from "../../server/ops/registry.ts";
-import {
-  BACKEND_SECRET,
-  createTestHandler,
-  randomAddress,
-  transports,
-  type Connection,
-  clientHolder,
-} from "./helpers.ts";
-import { describeEachDatabase } from "./api-suite.ts";
+import { BACKEND_SECRET, randomAddress, transports, type Connection, clientHolder } from "./helpers.ts";
+import { describeEachDatabase, connectApi } from "./api-suite.ts";
 
 const COIN_PAUSED = "Sends of ETH are paused for now. Your funds are safe; please try again later.";
 const USER_PAUSED =
@@ -85,13 +78,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
     clientHolder(connection, db, { label: "controls", coin, deposit });
 
   describe("pause, resume, pauses (operator commands)", () => {
-    let connection: Connection;
-    beforeAll(async () => {
-      connection = await transports[0]!.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
+    const api = connectApi(transports[0]!, getDatabase);
 
     test("a coin's pause: written with its audit row; twice refused, nothing written; resumed once", async () => {
       const paused = await ops(
@@ -190,7 +177,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
     });
 
     test("a user's pause, by e-mail or by user id; each switch on its own", async () => {
-      const who = await holder(connection, "ETH");
+      const who = await holder(api.connection, "ETH");
       const byEmail = await ops(
         "pause",
         "deposits",
@@ -333,16 +320,10 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
 
   for (const transport of transports) {
     describe(`sends while paused, over ${transport.name}`, () => {
-      let connection: Connection;
-      beforeAll(async () => {
-        connection = await transport.connect(createTestHandler(db));
-      });
-      afterAll(async () => {
-        await connection?.close();
-      });
+      const api = connectApi(transport, getDatabase);
 
       const sendFrom = (who: Awaited<ReturnType<typeof holder>>, amount: string) =>
-        connection.client.requestTransaction({
+        api.connection.client.requestTransaction({
           email: who.email,
           twelveWords: who.twelveWords,
           walletId: who.walletId,
@@ -351,7 +332,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
           receiverWalletAddress: randomAddress("ETH"),
         });
       const walletEntry = async (who: Awaited<ReturnType<typeof holder>>) => {
-        const answer = await connection.client.clientBalances({
+        const answer = await api.connection.client.clientBalances({
           email: who.email,
           twelveWords: who.twelveWords,
         });
@@ -360,7 +341,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
       };
 
       test("per coin: refused with sends_paused (423), nothing written; allowed after resume", async () => {
-        const who = await holder(connection, "ETH", "1.5");
+        const who = await holder(api.connection, "ETH", "1.5");
         expect(await walletEntry(who)).not.toHaveProperty("sends_paused");
         const on = await pause(db, {
           what: "sends",
@@ -392,8 +373,8 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
       });
 
       test("per user: that user's sends refused (their message), another user's go through", async () => {
-        const who = await holder(connection, "ETH", "1");
-        const other = await holder(connection, "ETH", "1");
+        const who = await holder(api.connection, "ETH", "1");
+        const other = await holder(api.connection, "ETH", "1");
         await pause(db, { what: "sends", scope: { userId: who.userId }, reason: "fraud check", actor: "op" });
         expect(await walletEntry(who)).toMatchObject({ sends_paused: "user" });
         expect(await walletEntry(other)).not.toHaveProperty("sends_paused");
@@ -428,17 +409,11 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
   }
 
   describe("reconciliation", () => {
-    let connection: Connection;
-    beforeAll(async () => {
-      connection = await transports[0]!.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
+    const api = connectApi(transports[0]!, getDatabase);
 
     test("figures exact after deposits, a pending send and decided sends; a shortfall pauses the coin", async () => {
-      const a = await holder(connection, "DOGE", "10");
-      const b = await holder(connection, "DOGE", "2.5");
+      const a = await holder(api.connection, "DOGE", "10");
+      const b = await holder(api.connection, "DOGE", "2.5");
       const dest = randomAddress("DOGE");
       const hold = async (walletId: string, amount: string) => {
         const r = await holdWithdrawal(db, {
@@ -537,7 +512,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
       ]);
 
       // Sends of the coin are refused now, with the coin's message.
-      const refused = await connection.client.requestTransaction({
+      const refused = await api.connection.client.requestTransaction({
         email: a.email,
         twelveWords: a.twelveWords,
         walletId: a.walletId,
@@ -571,7 +546,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
     });
 
     test("reconcile finds a shortfall a deposit made, and pauses the coin with its audit row", async () => {
-      const who = await holder(connection, "SOL", "3");
+      const who = await holder(api.connection, "SOL", "3");
       expect((await ops("holdings", "set", "SOL", "3", "--source", "validator", "--as", "op")).code).toBe(0);
       // A deposit credited with nothing arriving at the provider: owed grows past holdings.
       await creditDeposit(db, {
