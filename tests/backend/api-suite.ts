@@ -24,6 +24,12 @@ export interface Answer {
   body: Record<string, unknown>;
 }
 
+/** A refusal as the API answers it: the status, and { success: false, code, message }. */
+export const refusedAnswer = (status: number, code: string, message: string): Answer => ({
+  status,
+  body: { success: false, code, message },
+});
+
 /**
  * An answer as callApi reads it. The headers and the text as sent ride along
  * unenumerated: an answer still equals the { status, body } a test expects.

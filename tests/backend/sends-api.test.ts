@@ -9,7 +9,7 @@ import { sendRequests } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../common/addresses.ts";
 import { postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
 import { requestWallet } from "../../server/backend/domain/wallets.ts";
-import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
+import { connectApi, describeEachDatabaseAndTransport, refusedAnswer } from "./api-suite.ts";
 import { randomAddress, type OpenedDatabase, type Transport, fundedWallet, sendCount } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -112,10 +112,9 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
 
     test("'Insufficient balance.' when the available balance is short, held sends included", async () => {
       const { account, walletId } = await ethHolder();
-      expect(await send(account, walletId, { amount: "2" })).toMatchObject({
-        status: 422,
-        body: { success: false, code: "insufficient_balance", message: "Insufficient balance." },
-      });
+      expect(await send(account, walletId, { amount: "2" })).toMatchObject(
+        refusedAnswer(422, "insufficient_balance", "Insufficient balance."),
+      );
       await expectUntouched(account, walletId);
       expect((await send(account, walletId, { amount: "1" })).status).toBe(200);
       // 0.5 + 1 would be 1.5 in all, but 1 is already held: 0.5001 is too much.
@@ -208,20 +207,18 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const account = await newAccount();
       const requested = await requestWallet(api.db, account.userId, "ETH");
       if (!requested.ok) throw new Error("request failed");
-      expect(await send(account, requested.wallet.id)).toMatchObject({
-        status: 409,
-        body: { success: false, code: "wallet_has_no_address", message: "This wallet has no address yet." },
-      });
+      expect(await send(account, requested.wallet.id)).toMatchObject(
+        refusedAnswer(409, "wallet_has_no_address", "This wallet has no address yet."),
+      );
       expect(await sendsOf(requested.wallet.id)).toBe(0);
     });
 
     test("wrong credentials: 401 and nothing sent", async () => {
       const { account, walletId } = await ethHolder();
       const other = await newAccount();
-      expect(await send({ ...account, twelveWords: other.twelveWords }, walletId)).toMatchObject({
-        status: 401,
-        body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
-      });
+      expect(await send({ ...account, twelveWords: other.twelveWords }, walletId)).toMatchObject(
+        refusedAnswer(401, "invalid_credentials", "Invalid credentials."),
+      );
       await expectUntouched(account, walletId);
     });
 
@@ -230,14 +227,9 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
       const canonical = validateAddress("ETH", own);
       if (!canonical.ok) throw new Error(canonical.reason);
       for (const address of [own, canonical.address, ` ${canonical.address} `]) {
-        expect(await send(account, walletId, { receiver_wallet_address: address })).toMatchObject({
-          status: 400,
-          body: {
-            success: false,
-            code: "own_address",
-            message: "You cannot send to this wallet's own address.",
-          },
-        });
+        expect(await send(account, walletId, { receiver_wallet_address: address })).toMatchObject(
+          refusedAnswer(400, "own_address", "You cannot send to this wallet's own address."),
+        );
       }
       await expectUntouched(account, walletId);
     });
@@ -296,14 +288,13 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
 
       // The same key for a different request (amount, or destination) is refused, and creates nothing.
       for (const change of [{ amount: "0.4" }, { receiver_wallet_address: `0x${"ab".repeat(20)}` }]) {
-        expect(await send(account, walletId, { idempotency_key: key, ...change })).toMatchObject({
-          status: 409,
-          body: {
-            success: false,
-            code: "idempotency_conflict",
-            message: "This idempotency key was already used for a different transaction.",
-          },
-        });
+        expect(await send(account, walletId, { idempotency_key: key, ...change })).toMatchObject(
+          refusedAnswer(
+            409,
+            "idempotency_conflict",
+            "This idempotency key was already used for a different transaction.",
+          ),
+        );
       }
       expect(await sendsOf(walletId)).toBe(1);
       expect((await balances(account)).balances[walletId]).toBe("1");
