@@ -13,13 +13,11 @@ import {
   parseCoinGeckoAnswer,
   parseCoinGeckoMarkets,
 } from "../../server/backend/feeds/crypto-prices.ts";
-import { fixtureJson, collect } from "../fixtures/feeds.ts";
+import { fixtureJson, collect, parsedQuietly } from "../fixtures/feeds.ts";
 
 describe("parseCoinGeckoMarkets", () => {
   test("a good answer: prices and changes as the JSON spells them, sparklines as numbers", () => {
-    const { warnings, warn } = collect();
-    const quotes = parseCoinGeckoMarkets(fixtureJson("coingecko-markets.json"), warn);
-    expect(warnings).toEqual([]);
+    const quotes = parsedQuietly(parseCoinGeckoMarkets, "coingecko-markets.json");
     expect([...quotes.keys()].toSorted()).toEqual([...TICKERS].toSorted());
     expect(quotes.get("BTC")).toEqual({
       lastPrice: "105432",

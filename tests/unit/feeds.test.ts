@@ -11,13 +11,11 @@ import {
 import { createCachedSource, type CachedSourceOptions } from "../../server/backend/feeds/feed.ts";
 import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
 import { measure } from "../support/measure.ts";
-import { fixture, fixtureJson, collect } from "../fixtures/feeds.ts";
+import { fixture, fixtureJson, collect, parsedQuietly } from "../fixtures/feeds.ts";
 
 describe("parseCoinGecko", () => {
   test("reads every coin of the recorded answer, numbers kept as the JSON spells them", () => {
-    const { warnings, warn } = collect();
-    const quotes = parseCoinGecko(fixtureJson("coingecko-simple-price.json"), warn);
-    expect(warnings).toEqual([]);
+    const quotes = parsedQuietly(parseCoinGecko, "coingecko-simple-price.json");
     expect([...quotes.keys()]).toEqual([...TICKERS]);
     expect(Object.fromEntries(quotes)).toEqual({
       BTC: { lastPrice: "105432", changePct: "-2.4601386712089415" },
