@@ -150,14 +150,21 @@ export function describeEachDatabase(
   }
 }
 
-/** describeEachDatabase, with the suite run once per transport (in-process and over HTTP). */
+/**
+ * describeEachDatabase, with the suite once per transport ("transport: in-process",
+ * "transport: http"), given its connection through connectApi.
+ */
 export function describeEachDatabaseAndTransport(
   title: string,
-  suite: (transport: Transport, getDatabase: () => OpenedDatabase) => void,
+  suite: (api: Api) => void,
   options: EachDatabaseOptions = {},
 ) {
   describeEachDatabase(title, options, (getDatabase) => {
-    for (const transport of transports) suite(transport, getDatabase);
+    for (const transport of transports) {
+      describe(`transport: ${transport.name}`, () => {
+        suite(connectApi(transport, getDatabase));
+      });
+    }
   });
 }
 
