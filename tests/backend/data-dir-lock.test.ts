@@ -19,10 +19,10 @@ import {
   type DataDir,
   type HostProcess,
 } from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
 /** A host on the folder, as the tests here start it. */
-const startServer = (dataDir: string, port: number) =>
-  spawnHost({ dataDir, port, env: { ...TEST_SECRETS, RATE_LIMITS: "off" } });
+const startServer = (dataDir: string, port: number) => spawnHost({ dataDir, port, env: processEnv() });
 
 /** Whether the account can sign in (the data the first server wrote is there). */
 async function signsIn(port: number, email: string): Promise<boolean> {

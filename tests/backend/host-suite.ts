@@ -6,10 +6,23 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe } from "vitest";
-import { built, root, startHost, type HostEnv, type RunningHost } from "../../scripts/host.ts";
+import { TEST_SECRETS, built, root, startHost, type HostEnv, type RunningHost } from "../../scripts/host.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 
 const run = promisify(execFile);
+
+/**
+ * The settings of a host process of the tests' own (spawnHost): fixed secrets (processes
+ * on one database must agree), no abuse limits, on the database, with WORKERS when given.
+ */
+export function processEnv(databaseUrl?: string, workers?: number): HostEnv {
+  return {
+    ...TEST_SECRETS,
+    RATE_LIMITS: "off",
+    DATABASE_URL: databaseUrl,
+    WORKERS: workers === undefined ? undefined : String(workers),
+  };
+}
 
 export interface DatabaseHost {
   readonly driver: "pglite" | "postgres";

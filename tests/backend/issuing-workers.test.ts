@@ -21,6 +21,7 @@ import { requestWallet } from "../../server/backend/domain/wallets.ts";
 import { TRUST_INDEX0, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { openTempPostgres, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
 import { TEST_SECRETS, built, spawnHost, type HostProcess } from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const describeWorkers = adminUrl && built ? describe : describe.skip;
@@ -34,13 +35,7 @@ describeWorkers("issuing with two server processes on PostgreSQL", () => {
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
     host = await spawnHost({
-      env: {
-        ...TEST_SECRETS,
-        RATE_LIMITS: "off",
-        DATABASE_URL: opened.databaseUrl,
-        WORKERS: "2",
-        ACCOUNT_KEY_BTC: TRUST_KEYS.BTC,
-      },
+      env: { ...processEnv(opened.databaseUrl, 2), ACCOUNT_KEY_BTC: TRUST_KEYS.BTC },
       stdio: ["ignore", "ignore", "inherit"],
     });
     base = (await host.ready()).base;
@@ -120,7 +115,7 @@ describeBuilt("a server starting with a key", () => {
 
       const host = await spawnHost({
         dataDir,
-        env: { ...TEST_SECRETS, RATE_LIMITS: "off", ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE },
+        env: { ...processEnv(), ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE },
       });
       try {
         await expect.poll(() => host.output.stdout, { timeout: 30_000 }).toContain('"message":"listening"');

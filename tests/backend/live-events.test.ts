@@ -6,10 +6,10 @@ import { request as httpRequest, type ClientRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { cookiesOf, raw } from "../security/support/http.ts";
+import { cookiesOf, raw, fastLoginPath, createAccount } from "../security/support/http.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
-import { TEST_SECRETS, built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
-import { describeEachHost } from "./host-suite.ts";
+import { built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
+import { describeEachHost, processEnv } from "./host-suite.ts";
 
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
 
@@ -106,25 +106,10 @@ function openStream(port: number, cookie: string): Promise<Stream> {
   });
 }
 
-/** A fresh account (call 1), with its 12 words. */
-async function newAccount(port: number, tag: string) {
-  const email = `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const password = `pw-${Math.random().toString(36).slice(2)}`;
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/aml-authentication",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ platform: PLATFORM, email, password, passwordConfirmed: password }),
-  });
-  expect(answer.status).toBe(200);
-  const { twelveWords } = JSON.parse(answer.text) as { twelveWords: string[] };
-  return { email, password, words: twelveWords.join(" ") };
-}
-
 /** Signs the account in through /fast-login; returns the session cookie. */
 async function signIn(port: number, account: { email: string; password: string }) {
   const answer = await raw(port, {
-    path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+    path: fastLoginPath(account),
   });
   expect(answer.headers.location).toBe("/home");
   return cookiesOf(answer);
@@ -165,8 +150,8 @@ describeEachHost(
     });
 
     test("a wallet request through the API and an operator's message each reach the user's open stream, and only theirs", async () => {
-      const account = await newAccount(host.port, "live");
-      const other = await newAccount(host.port, "other");
+      const account = await createAccount(host.port, "live");
+      const other = await createAccount(host.port, "other");
       const stream = await openStream(host.port, await signIn(host.port, account));
       const otherStream = await openStream(host.port, await signIn(host.port, other));
       try {
@@ -203,7 +188,7 @@ describeEachHost(
     }, 60_000);
 
     test("a stream whose browser goes away is let go: the open-streams gauge falls back", async () => {
-      const account = await newAccount(host.port, "gone");
+      const account = await createAccount(host.port, "gone");
       const cookie = await signIn(host.port, account);
       const before = await openStreamsGauge(host.port);
       const streams = [await openStream(host.port, cookie), await openStream(host.port, cookie)];
@@ -215,7 +200,7 @@ describeEachHost(
     }, 60_000);
 
     test("Exit ends the stream ('session-ended'); reconnecting with the old cookie gets 204", async () => {
-      const account = await newAccount(host.port, "exit");
+      const account = await createAccount(host.port, "exit");
       const cookie = await signIn(host.port, account);
       const stream = await openStream(host.port, cookie);
       await stream.next("ready");
@@ -251,7 +236,7 @@ describe.skipIf(!adminUrl || !built)("two server processes on one PostgreSQL", (
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    const env = { ...TEST_SECRETS, RATE_LIMITS: "off", DATABASE_URL: opened.databaseUrl };
+    const env = processEnv(opened.databaseUrl);
     hosts.push(await spawnHost({ env }), await spawnHost({ env }));
     await Promise.all(hosts.map((host) => host.ready()));
   }, 90_000);
@@ -262,7 +247,7 @@ describe.skipIf(!adminUrl || !built)("two server processes on one PostgreSQL", (
 
   test("a change made through one process reaches a stream open on the other", async () => {
     const [a = 0, b = 0] = hosts.map((host) => host.port);
-    const account = await newAccount(a, "two");
+    const account = await createAccount(a, "two");
     const stream = await openStream(b, await signIn(b, account));
     try {
       expect(stream.status).toBe(200);

@@ -15,7 +15,7 @@ import {
   type HostProcess,
   type RunningHost,
 } from "../../scripts/host.ts";
-import { describeEachHost } from "./host-suite.ts";
+import { describeEachHost, processEnv } from "./host-suite.ts";
 
 const TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const adminUrl = process.env.TEST_DATABASE_URL;
@@ -242,13 +242,7 @@ describe.skipIf(!adminUrl || !built)("a cluster's metrics (WORKERS=2)", () => {
     opened = await openTempPostgres(adminUrl ?? "");
     metricsPort = await freePort();
     host = await spawnHost({
-      env: {
-        ...TEST_SECRETS,
-        RATE_LIMITS: "off",
-        DATABASE_URL: opened.databaseUrl,
-        WORKERS: "2",
-        METRICS_PORT: String(metricsPort),
-      },
+      env: { ...processEnv(opened.databaseUrl, 2), METRICS_PORT: String(metricsPort) },
     });
     port = host.port;
     // Scraped from the moment the metrics port opens while the workers load: a worker still

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
 import { TEST_SECRETS, built, spawnHost, type HostProcess, type SpawnOptions } from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
 describe("WORKERS", () => {
   test("1 unless set; more only with DATABASE_URL; a whole number from 1 to 64", () => {
@@ -48,7 +49,7 @@ const describeWorkers = adminUrl && built ? describe : describe.skip;
 const startWorkers = (databaseUrl: string, options: SpawnOptions = {}) =>
   spawnHost({
     ...options,
-    env: { ...TEST_SECRETS, RATE_LIMITS: "off", DATABASE_URL: databaseUrl, WORKERS: "2" },
+    env: processEnv(databaseUrl, 2),
   });
 
 describeWorkers("two server processes on PostgreSQL", () => {

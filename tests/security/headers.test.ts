@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "../../server/host/edge.ts";
 import { loadConfig } from "../../server/host/config.ts";
 import { PLATFORM } from "../backend/helpers.ts";
-import { cookiesOf, createAccount, raw, type RawAnswer, rawBytes } from "./support/http.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer, rawBytes, fastLoginPath } from "./support/http.ts";
 import { formGuards } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
@@ -55,7 +55,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
     host = await startHost();
     account = await createAccount(host.port, "headers");
     const signedIn = await raw(host.port, {
-      path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+      path: fastLoginPath(account),
     });
     session = cookiesOf(signedIn);
     if (signedIn.headers.location !== "/home" || !session.includes("ck_session")) {

@@ -10,14 +10,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { safeRedirect } from "../../app/lib/safe-redirect.ts";
 import { PLATFORM } from "../backend/helpers.ts";
-import { cookiesOf, createAccount, raw, type RawAnswer } from "./support/http.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer, fastLoginPath } from "./support/http.ts";
 import { formGuards, inputValue } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const describeBuilt = built ? describe : describe.skip;
-
-const query = (a: { email: string; password: string }) =>
-  `/fast-login?email=${encodeURIComponent(a.email)}&password=${encodeURIComponent(a.password)}`;
 
 /** The ck_session value an answer sets ("" when it sets none). */
 function sessionSet(answer: RawAnswer): string {
@@ -94,9 +91,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
 
   async function signedIn() {
     const account = await createAccount(host.port, "holder");
-    const answer = await get(
-      `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
-    );
+    const answer = await get(fastLoginPath(account));
     expect(answer.headers.location).toBe("/home");
     const session = sessionSet(answer);
     return { ...account, cookie: `ck_session=${session}`, session, words: await wordsOf(account) };
@@ -198,7 +193,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
     test("a signed-in user following a fast-login link stays on their own account", async () => {
       const victim = await signedIn();
       const attacker = await createAccount(host.port, "csrf-attacker");
-      const answer = await get(query(attacker), victim.cookie, {
+      const answer = await get(fastLoginPath(attacker), victim.cookie, {
         "sec-fetch-site": "same-origin",
       });
       expect(answer.status).toBe(302);
@@ -218,7 +213,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
         { "sec-fetch-site": "cross-site", referer: "not a url" },
       ];
       for (const headers of tries) {
-        const answer = await get(query(attacker), "", headers);
+        const answer = await get(fastLoginPath(attacker), "", headers);
         expect(answer.status).toBe(302);
         expect(answer.headers.location).toBe("/fast-login");
         expect(sessionSet(answer)).toBe("");
@@ -236,7 +231,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       ];
       for (const headers of tries) {
         const account = await createAccount(host.port, "fast");
-        const answer = await get(query(account), "", headers);
+        const answer = await get(fastLoginPath(account), "", headers);
         expect(answer.headers.location).toBe("/home");
         expect(sessionSet(answer)).not.toBe("");
       }

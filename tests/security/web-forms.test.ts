@@ -8,7 +8,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { formsIn, type HtmlForm } from "../../scripts/html-forms.ts";
 import { NAUGHTY_STRINGS } from "./naughty-strings.ts";
-import { cookiesOf, createAccount, raw } from "./support/http.ts";
+import { cookiesOf, createAccount, raw, fastLoginPath } from "./support/http.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 /** A post form of a page, with the page it is on and where it posts. */
@@ -35,7 +35,7 @@ describeBuilt("web forms under hostile input (a host over the production build)"
     host = await startHost();
     const account = await createAccount(host.port, "forms");
     const signedIn = await raw(host.port, {
-      path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+      path: fastLoginPath(account),
     });
     session = cookiesOf(signedIn);
     if (signedIn.headers.location !== "/home") throw new Error("fast login failed");

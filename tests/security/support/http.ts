@@ -105,7 +105,7 @@ export function cookiesOf(answer: RawAnswer): string {
   return (answer.headers["set-cookie"] ?? []).map((line) => line.split(";")[0]).join("; ");
 }
 
-/** A fresh account through the API (call 1). */
+/** A fresh account through the API (call 1), with its 12 words. */
 export async function createAccount(port: number, tag: string) {
   const email = `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
@@ -116,5 +116,10 @@ export async function createAccount(port: number, tag: string) {
     body: JSON.stringify({ platform: PLATFORM, email, password, passwordConfirmed: password }),
   });
   if (answer.status !== 200) throw new Error(`account not created: ${answer.status} ${answer.text}`);
-  return { email, password };
+  const { twelveWords } = JSON.parse(answer.text) as { twelveWords: string[] };
+  return { email, password, words: twelveWords.join(" ") };
 }
+
+/** The fast-login link (GET /fast-login) that signs the account in. */
+export const fastLoginPath = (account: { email: string; password: string }) =>
+  `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`;
