@@ -5,8 +5,8 @@
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { cookiesOf, raw, fastLoginPath, createAccount } from "../security/support/http.ts";
+import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
+import { cookiesOf, raw, fastLoginPath, createAccount, rawCall } from "../security/support/http.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
 import { describeEachHost, processEnv } from "./host-suite.ts";
@@ -117,16 +117,10 @@ async function signIn(port: number, account: { email: string; password: string }
 
 /** Requests a wallet through the API (call 5): a change the stream reports as "wallets". */
 async function requestWallet(port: number, account: { email: string; words: string }, ticker: string) {
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/request-nonbtc-wallet",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      platform: PLATFORM,
-      email: account.email,
-      twelveWords: account.words,
-      request_text: ticker,
-    }),
+  const answer = await rawCall(port, "/request-nonbtc-wallet", {
+    email: account.email,
+    twelveWords: account.words,
+    request_text: ticker,
   });
   expect(answer.status).toBe(200);
 }

@@ -4,8 +4,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/host/config.ts";
-import { PLATFORM, openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { raw } from "../security/support/http.ts";
+import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
+import { raw, rawCall } from "../security/support/http.ts";
 import {
   TEST_SECRETS,
   built,
@@ -35,12 +35,7 @@ function parseScrape(text: string): { types: Map<string, string>; samples: Map<s
 }
 
 async function api(port: number, call: string, body: Record<string, unknown>) {
-  const answer = await raw(port, {
-    method: "POST",
-    path: `/api/${call}`,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ platform: PLATFORM, ...body }),
-  });
+  const answer = await rawCall(port, `/${call}`, body);
   return { status: answer.status, body: JSON.parse(answer.text) as Record<string, unknown> };
 }
 

@@ -8,8 +8,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { PLATFORM, createTempPostgres } from "../backend/helpers.ts";
-import { createAccount, raw, sendContact, recordedIps } from "./support/http.ts";
+import { createTempPostgres } from "../backend/helpers.ts";
+import { createAccount, raw, sendContact, recordedIps, rawCall } from "./support/http.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const TOKEN = `test-backend-token-${randomBytes(16).toString("hex")}`;
@@ -73,13 +73,7 @@ async function contactFrom(
 
 /** A sign-in (call 2) from `from`; returns the status. */
 async function signInFrom(host: RunningHost, from: string, email: string, password: string, headers = {}) {
-  const answer = await raw(host.port, {
-    method: "POST",
-    path: "/api/aml-authorization",
-    localAddress: from,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, password }),
-  });
+  const answer = await rawCall(host.port, "/aml-authorization", { email, password }, { headers, from });
   return answer.status;
 }
 

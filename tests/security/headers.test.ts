@@ -4,8 +4,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clientOf, createProxyTrust, parseTrustProxy, type TrustEntry } from "../../server/host/edge.ts";
 import { loadConfig } from "../../server/host/config.ts";
-import { PLATFORM } from "../backend/helpers.ts";
-import { cookiesOf, createAccount, raw, type RawAnswer, rawBytes, fastLoginPath } from "./support/http.ts";
+import {
+  cookiesOf,
+  createAccount,
+  raw,
+  type RawAnswer,
+  rawBytes,
+  fastLoginPath,
+  rawCall,
+} from "./support/http.ts";
 import { formGuards } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
@@ -87,12 +94,12 @@ describeBuilt("headers on every response (a host over the production build)", ()
     });
 
   const apiCall = (headers: Record<string, string>) =>
-    raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
-    });
+    rawCall(
+      host.port,
+      "/aml-authorization",
+      { email: account.email, password: account.password },
+      { headers },
+    );
 
   test("a public page: all headers, no-store, and its scripts carry the header's nonce", async () => {
     const page = await raw(host.port, { path: "/login" });
@@ -174,11 +181,9 @@ describeBuilt("headers on every response (a host over the production build)", ()
   });
 
   test("the API: no-store on every answer; the public price routes stay cacheable", async () => {
-    const answer = await raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
+    const answer = await rawCall(host.port, "/aml-authorization", {
+      email: account.email,
+      password: account.password,
     });
     expect(answer.status).toBe(200);
     expectSecurityHeaders(answer, "API");
@@ -311,11 +316,9 @@ describeBuilt("headers on every response (a host over the production build)", ()
     });
 
     test("the API keeps its own limit (16 KiB, JSON 413)", async () => {
-      const answer = await raw(host.port, {
-        method: "POST",
-        path: "/api/request-message",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "x".repeat(20_000) }),
+      const answer = await rawCall(host.port, "/request-message", {
+        email: "a@b.co",
+        comment: "x".repeat(20_000),
       });
       expect([answer.status, JSON.parse(answer.text)]).toEqual([
         413,

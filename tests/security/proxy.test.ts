@@ -10,8 +10,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { PLATFORM } from "../backend/helpers.ts";
-import { raw, sendContact, recordedIps } from "./support/http.ts";
+import { raw, sendContact, recordedIps, rawCall } from "./support/http.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const NGINX = "/usr/sbin/nginx";
@@ -188,22 +187,20 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
   });
 
   test("cross-site posts through the proxy are refused too; same-origin ones (https, our Host) pass", async () => {
-    const evil = await raw(ports.loopback, {
-      method: "POST",
-      path: "/api/request-message",
-      localAddress: VISITOR,
-      headers: { "content-type": "application/json", origin: "https://evil.example" },
-      body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "cross-site" }),
-    });
+    const evil = await rawCall(
+      ports.loopback,
+      "/request-message",
+      { email: "a@b.co", comment: "cross-site" },
+      { headers: { origin: "https://evil.example" }, from: VISITOR },
+    );
     expect(evil.status).toBe(403);
     // The browser's origin is https://<host>; the host learns the https from nginx.
-    const own = await raw(ports.loopback, {
-      method: "POST",
-      path: "/api/request-message",
-      localAddress: VISITOR,
-      headers: { "content-type": "application/json", origin: `https://127.0.0.1:${ports.loopback}` },
-      body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "same origin" }),
-    });
+    const own = await rawCall(
+      ports.loopback,
+      "/request-message",
+      { email: "a@b.co", comment: "same origin" },
+      { headers: { origin: `https://127.0.0.1:${ports.loopback}` }, from: VISITOR },
+    );
     expect(own.status).toBe(200);
   });
 });

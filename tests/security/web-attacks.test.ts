@@ -9,8 +9,7 @@
 //     never another host, never a 500, never the raw value in a header or log.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { safeRedirect } from "../../app/lib/safe-redirect.ts";
-import { PLATFORM } from "../backend/helpers.ts";
-import { cookiesOf, createAccount, raw, type RawAnswer, fastLoginPath } from "./support/http.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer, fastLoginPath, rawCall } from "./support/http.ts";
 import { formGuards, inputValue } from "../../scripts/html-forms.ts";
 import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
@@ -79,11 +78,9 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
 
   /** The phrase of an account, as call 2 answers it. */
   async function wordsOf(account: { email: string; password: string }): Promise<string[]> {
-    const answer = await raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
+    const answer = await rawCall(host.port, "/aml-authorization", {
+      email: account.email,
+      password: account.password,
     });
     expect(answer.status).toBe(200);
     return (JSON.parse(answer.text) as { user: { twelveWords: string } }).user.twelveWords.split(" ");

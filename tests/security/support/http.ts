@@ -56,6 +56,22 @@ export function raw(port: number, req: RawRequest): Promise<RawAnswer> {
   });
 }
 
+/** A call to the host's API over raw HTTP: POST /api<path>, JSON with the platform, from the source address. */
+export function rawCall(
+  port: number,
+  path: string,
+  body: Record<string, unknown>,
+  { headers = {}, from }: { headers?: Record<string, string>; from?: string } = {},
+): Promise<RawAnswer> {
+  return raw(port, {
+    method: "POST",
+    path: `/api${path}`,
+    localAddress: from,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify({ platform: PLATFORM, ...body }),
+  });
+}
+
 /** Writes the bytes to a fresh connection and answers all it reads until the server closes it. */
 export function rawBytes(port: number, bytes: string, timeoutMs = 5000): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -78,13 +94,12 @@ export async function sendContact(
   email: string,
   { from, headers = {} }: { from?: string; headers?: Record<string, string> } = {},
 ): Promise<RawAnswer> {
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/request-message",
-    localAddress: from,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
-  });
+  const answer = await rawCall(
+    port,
+    "/request-message",
+    { email, comment: "Which address am I?" },
+    { headers, from },
+  );
   expect([answer.status, answer.text]).toEqual([
     200,
     JSON.stringify({ success: true, message: "Message sent!" }),
@@ -109,12 +124,7 @@ export function cookiesOf(answer: RawAnswer): string {
 export async function createAccount(port: number, tag: string) {
   const email = `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
   const password = `pw-${Math.random().toString(36).slice(2)}`;
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/aml-authentication",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ platform: PLATFORM, email, password, passwordConfirmed: password }),
-  });
+  const answer = await rawCall(port, "/aml-authentication", { email, password, passwordConfirmed: password });
   if (answer.status !== 200) throw new Error(`account not created: ${answer.status} ${answer.text}`);
   const { twelveWords } = JSON.parse(answer.text) as { twelveWords: string[] };
   return { email, password, words: twelveWords.join(" ") };
