@@ -60,6 +60,10 @@ const creds = (h: Holder) => ({ email: h.email, twelveWords: h.words });
 
 const ETH_DESTINATION = "0x52908400098527886e0f7030069857d2e4169ee7";
 
+/** Call 6 from the holder's own wallet, with the holder's credentials; the fields say the rest. */
+const sendFrom = (handler: ApiHandler, holder: Holder, fields: Record<string, unknown>) =>
+  callApi(handler, "/request-transaction", { ...creds(holder), wallet_id: holder.walletId, ...fields });
+
 describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
   let db: AppDb;
   let api: ApiHandler;
@@ -323,12 +327,10 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const holder = await createHolder(db, { label: "amount", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await callApi(h, "/request-transaction", {
-          ...creds(holder),
+        const answer = await sendFrom(h, holder, {
           amount,
           amount_in_usd: "1",
           receiver_wallet_address: ETH_DESTINATION,
-          wallet_id: holder.walletId,
         });
         expect(answer.status).toBeGreaterThanOrEqual(400);
       });
@@ -354,12 +356,10 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const holder = await createHolder(db, { label: "overdraw", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await callApi(h, "/request-transaction", {
-          ...creds(holder),
+        const answer = await sendFrom(h, holder, {
           amount: "1.0001",
           amount_in_usd: "1",
           receiver_wallet_address: ETH_DESTINATION,
-          wallet_id: holder.walletId,
         });
         expectRefusal(answer, 422, "Insufficient balance.");
       });
@@ -370,12 +370,10 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
         for (const address of [holder.walletAddress, holder.walletAddress.toLowerCase()]) {
-          const answer = await callApi(h, "/request-transaction", {
-            ...creds(holder),
+          const answer = await sendFrom(h, holder, {
             amount: "1",
             amount_in_usd: "3000",
             receiver_wallet_address: address,
-            wallet_id: holder.walletId,
           });
           expectRefusal(answer, 400, "You cannot send to this wallet's own address.");
         }
@@ -555,12 +553,10 @@ describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
     test("call 6 with status, user_id, a tiny amount_in_usd and another coin: never applied", async () => {
       const holder = await createHolder(db, { label: "mass", deposit: "10" });
       const h = attackerHandler(api);
-      const answer = await callApi(h, "/request-transaction", {
-        ...creds(holder),
+      const answer = await sendFrom(h, holder, {
         amount: "0.5",
         amount_in_usd: "0.000001",
         receiver_wallet_address: ETH_DESTINATION,
-        wallet_id: holder.walletId,
         status: "Confirmed",
         user_id: victim.userId,
         userId: victim.userId,
