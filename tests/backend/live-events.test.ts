@@ -10,6 +10,7 @@ import { cookiesOf, raw, fastLoginPath, createAccount, rawCall } from "../securi
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
 import { describeEachHost, processEnv } from "./host-suite.ts";
+import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
 
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
 
@@ -20,27 +21,21 @@ async function openStreamsGauge(port: number): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
-/** One server-sent event as the browser's EventSource would see it. */
-interface Received {
-  event: string;
-  data: string;
-}
-
 /** An open event stream: what has arrived so far, and a way to wait for more. */
 interface Stream {
   status: number;
   contentType: string | undefined;
-  events: Received[];
+  events: ServerEvent[];
   ended: Promise<void>;
   /** Resolves with the first event of that name at or after index `from`; rejects after `ms`. */
-  next(event: string, from?: number, ms?: number): Promise<Received>;
+  next(event: string, from?: number, ms?: number): Promise<ServerEvent>;
   close(): void;
 }
 
 function openStream(port: number, cookie: string): Promise<Stream> {
   return new Promise((resolve, reject) => {
     let req: ClientRequest | undefined = undefined;
-    const events: Received[] = [];
+    const events: ServerEvent[] = [];
     const waiters = new Set<() => void>();
     req = httpRequest(
       {
@@ -51,24 +46,15 @@ function openStream(port: number, cookie: string): Promise<Stream> {
         agent: false,
       },
       (res) => {
-        let buffer = "";
         const { promise: ended, resolve: endedResolve } = Promise.withResolvers<void>();
         res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          let split: number;
-          while ((split = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, split);
-            buffer = buffer.slice(split + 2);
-            const fields = Object.fromEntries(
-              block
-                .split("\n")
-                .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
-            ) as Record<string, string>;
-            events.push({ event: fields.event ?? "message", data: fields.data ?? "" });
+        res.on(
+          "data",
+          eventReader((received) => {
+            events.push(received);
             for (const wake of Array.from(waiters)) wake();
-          }
-        });
+          }),
+        );
         res.on("end", () => endedResolve());
         res.on("close", () => endedResolve());
         resolve({
