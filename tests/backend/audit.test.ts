@@ -156,6 +156,9 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     );
 
     const wrong = user.words.toReversed().join(" ");
+    /** Call 11 for the user with the phrase given. */
+    const changePassword = (twelveWords: string | string[], password: string, confirmPassword = password) =>
+      call("/aml-client-change-password", { email: user.email, twelveWords, password, confirmPassword });
     expectOne(
       await rowsOf(() => call("/request-change-password", { email: user.email, twelveWords: wrong })),
       { action: "restore.phrase.failed", actor: user.email, subject: user.userId, reason: "wrong-phrase" },
@@ -175,14 +178,7 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     );
 
     expectOne(
-      await rowsOf(() =>
-        call("/aml-client-change-password", {
-          email: user.email,
-          twelveWords: wrong,
-          password: newPassword,
-          confirmPassword: newPassword,
-        }),
-      ),
+      await rowsOf(() => changePassword(wrong, newPassword)),
       {
         action: "auth.password.change.failed",
         actor: user.email,
@@ -193,28 +189,14 @@ describeEachDatabase("security audit on $name", (getDatabase) => {
     );
     expectOne(
       await rowsOf(async () => {
-        const answer = await call("/aml-client-change-password", {
-          email: user.email,
-          twelveWords: user.words,
-          password: newPassword,
-          confirmPassword: newPassword,
-        });
+        const answer = await changePassword(user.words, newPassword);
         expect(answer.status).toBe(200);
       }),
       { action: "auth.password.changed", actor: user.email, subject: user.userId },
       secrets,
     );
     // A mismatch is refused before anything is checked: no row.
-    expect(
-      await rowsOf(() =>
-        call("/aml-client-change-password", {
-          email: user.email,
-          twelveWords: user.words,
-          password: "a-one",
-          confirmPassword: "a-two",
-        }),
-      ),
-    ).toHaveLength(0);
+    expect(await rowsOf(() => changePassword(user.words, "a-one", "a-two"))).toHaveLength(0);
   });
 
   for (const transport of ["in-process", "http"] as const) {
