@@ -14,7 +14,7 @@
 // server. Nothing is changed on the machine's own PostgreSQL.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -22,8 +22,8 @@ import pg from "pg";
 import { openDatabase } from "../server/backend/db/index.ts";
 import { deriveServerKeys } from "../server/backend/domain/crypto.ts";
 import { ethAddress, seedEthHolder } from "./eth-holder.ts";
+import { built, spawnHost, type HostProcess } from "./host.ts";
 
-const root = path.resolve(import.meta.dirname, "..");
 const positional = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 const json = process.argv.includes("--json");
 const which = positional[0] ?? "both";
@@ -39,7 +39,7 @@ const PG_BIN = process.env.PG_BIN ?? "/usr/lib/postgresql/15/bin";
 const BACKEND_SECRET = randomBytes(32).toString("hex");
 const SYNC_CALLS = ["fsync", "fdatasync", "sync_file_range", "msync", "syncfs", "sync"];
 
-if (!existsSync(path.join(root, "build/server/index.js"))) {
+if (!built) {
   console.error("No build: run npm run build first.");
   process.exit(1);
 }
@@ -100,33 +100,14 @@ async function startStrace(pids: number[], output: string): Promise<ChildProcess
   return strace;
 }
 
-async function startServer(env: Record<string, string>, dataDir: string): Promise<ChildProcess> {
-  const server = spawn(process.execPath, [path.join(root, "server/host/host.ts")], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? "",
-      NODE_ENV: "test",
-      HOST: "127.0.0.1",
-      PORT: String(SERVER_PORT),
-      DATA_DIR: dataDir,
-      BACKEND_SECRET,
-      SESSION_SECRET: randomBytes(32).toString("hex"),
-      FEEDS_OFFLINE: "true",
-      RATE_LIMITS: "off",
-      ...env,
-    },
+async function startServer(env: Record<string, string>, dataDir: string): Promise<HostProcess> {
+  const server = await spawnHost({
+    port: SERVER_PORT,
+    dataDir,
+    env: { BACKEND_SECRET, SESSION_SECRET: randomBytes(32).toString("hex"), RATE_LIMITS: "off", ...env },
     stdio: ["ignore", "ignore", "inherit"],
   });
-  for (let i = 0; ; i++) {
-    if (server.exitCode !== null) throw new Error("the server exited");
-    try {
-      if ((await fetch(`http://127.0.0.1:${SERVER_PORT}/api/currencies`)).ok) return server;
-    } catch {
-      // not up yet
-    }
-    if (i > 600) throw new Error("the server did not start");
-    await sleep(100);
-  }
+  return server.ready({ path: "/api/currencies", timeoutMs: 60_000 });
 }
 
 async function sends(person: Awaited<ReturnType<typeof seed>>) {
@@ -215,23 +196,23 @@ async function stop(child: ChildProcess | undefined, signal: NodeJS.Signals = "S
 async function tracePglite() {
   const work = mkdtempSync(path.join(os.tmpdir(), "coinkeep-durability-"));
   const dataDir = path.join(work, "data");
-  let server: ChildProcess | undefined;
+  let server: HostProcess | undefined;
   let strace: ChildProcess | undefined;
   try {
     const person = await seed(undefined, dataDir);
     server = await startServer({}, dataDir);
     const output = path.join(work, "strace.txt");
-    strace = await startStrace(tasksOf(server.pid ?? 0), output);
+    strace = await startStrace(tasksOf(server.child.pid ?? 0), output);
     await sends(person);
     await sleep(300);
     await stop(strace, "SIGINT");
-    const rows = analyse(parse(output), new Set(tasksOf(server.pid ?? 0)));
+    const rows = analyse(parse(output), new Set(tasksOf(server.child.pid ?? 0)));
     results.pglite = { sends: rows };
     say("\nPGlite (embedded; DATA_DIR on this machine's disk)");
     if (!json) for (const [i, row] of rows.entries()) console.log(`  send ${i + 1}:`, row);
   } finally {
     await stop(strace, "SIGINT");
-    await stop(server);
+    await server?.stop();
     rmSync(work, { recursive: true, force: true });
   }
 }
@@ -247,7 +228,7 @@ async function tracePostgres() {
   const work = mkdtempSync(path.join(os.tmpdir(), "coinkeep-durability-pg-"));
   const pgdata = path.join(work, "pgdata");
   const sockets = path.join(work, "sock");
-  let server: ChildProcess | undefined;
+  let server: HostProcess | undefined;
   let strace: ChildProcess | undefined;
   let started = false;
   try {
@@ -281,17 +262,17 @@ async function tracePostgres() {
     strace = await startStrace(tasksOf(postmaster), output);
     server = await startServer({ DATABASE_URL: databaseUrl }, work);
     await stop(strace, "SIGINT");
-    strace = await startStrace([...tasksOf(postmaster), ...tasksOf(server.pid ?? 0)], output);
+    strace = await startStrace([...tasksOf(postmaster), ...tasksOf(server.child.pid ?? 0)], output);
     await sends(person);
     await sleep(300);
     await stop(strace, "SIGINT");
-    const rows = analyse(parse(output), new Set(tasksOf(server.pid ?? 0)));
+    const rows = analyse(parse(output), new Set(tasksOf(server.child.pid ?? 0)));
     results.postgres = { settings, sends: rows };
     say(`\nPostgreSQL 15, throw-away cluster on port ${PG_PORT}:`, settings);
     if (!json) for (const [i, row] of rows.entries()) console.log(`  send ${i + 1}:`, row);
   } finally {
     await stop(strace, "SIGINT");
-    await stop(server);
+    await server?.stop();
     if (started)
       spawnSync("runuser", [
         "-u",

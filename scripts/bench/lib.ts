@@ -7,8 +7,9 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { root, spawnHost } from "../host.ts";
 
-export const root = path.resolve(import.meta.dirname, "../..");
+export { root };
 
 // ---------------------------------------------------------------------------
 // Cleanup: every child process and database registers an undo step; they run
@@ -145,56 +146,38 @@ export interface ServerOptions {
   backendSecret: string;
   /** Server processes (WORKERS); default 1. */
   workers?: number;
+  /**
+   * Where every server process (a cluster's workers too) writes a CPU profile when it stops;
+   * default BENCH_SERVER_PROFILE. `node scripts/bench/cpu-profile.ts <dir>` summarises them.
+   */
+  profileDir?: string | undefined;
 }
 
-/** The environment the benchmarked server runs with (also used by the seeding process). */
-export function serverEnv(opts: ServerOptions): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    NODE_ENV: "production",
-    HOST: "127.0.0.1",
-    PORT: String(opts.port),
-    DATA_DIR: opts.dataDir,
-    SESSION_SECRET: opts.sessionSecret,
-    BACKEND_SECRET: opts.backendSecret,
-    FEEDS_OFFLINE: "true",
-  };
-  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
-  if (opts.workers && opts.workers > 1) env.WORKERS = String(opts.workers);
-  return env;
-}
-
+/** The production server (scripts/host.ts spawnHost), up and answering; stopped at cleanup. */
 export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
-  // BENCH_SERVER_PROFILE=<dir>: every server process (a cluster's workers too) writes a CPU
-  // profile there when it stops; `node scripts/bench/cpu-profile.ts <dir>` summarises them.
-  const profileDir = process.env.BENCH_SERVER_PROFILE;
-  const profile = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
-  const child = spawnTracked(process.execPath, [...profile, path.join(root, "server/host/host.ts")], {
-    cwd: root,
-    env: serverEnv(opts),
+  const profileDir = opts.profileDir ?? process.env.BENCH_SERVER_PROFILE;
+  const host = await spawnHost({
+    port: opts.port,
+    dataDir: opts.dataDir,
+    env: {
+      HOME: process.env.HOME,
+      NODE_ENV: "production",
+      SESSION_SECRET: opts.sessionSecret,
+      BACKEND_SECRET: opts.backendSecret,
+      DATABASE_URL: opts.databaseUrl,
+      WORKERS: opts.workers && opts.workers > 1 ? String(opts.workers) : undefined,
+    },
+    nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     // One JSON log line per request: discarded (writing them is part of the server's cost).
     stdio: ["ignore", "ignore", "pipe"],
   });
-  let stderr = "";
-  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
-    stderr = (stderr + chunk).slice(-4000);
-  });
-  const base = `http://127.0.0.1:${opts.port}`;
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) throw new Error(`the server exited at start: ${stderr}`);
-    try {
-      const answer = await fetch(`${base}/login`);
-      await answer.arrayBuffer();
-      if (answer.ok) break;
-    } catch {
-      // not up yet
-    }
-    if (i > 300) throw new Error(`the server did not start within 30 s: ${stderr}`);
-    await sleep(100);
-  }
-  if (child.pid === undefined) throw new Error("the server has no pid");
-  return { base, pid: child.pid, child, stop: () => stopChild(child) };
+  host.child.once(
+    "exit",
+    onCleanup(() => host.stop()),
+  );
+  await host.ready();
+  if (host.child.pid === undefined) throw new Error("the server has no pid");
+  return { base: host.base, pid: host.child.pid, child: host.child, stop: () => host.stop() };
 }
 
 // ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import path from "node:path";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { printProfile } from "./cpu-profile.ts";
-import { cleanupAll, log, root, spawnTracked, stopChild } from "./lib.ts";
+import { cleanupAll, log, startServer } from "./lib.ts";
 import { PASSWORD, seedPageUser } from "./seed.ts";
 import { signInThroughForm } from "./sessions.ts";
 
@@ -28,34 +28,14 @@ try {
     1000,
   );
   await database.close();
-  const child = spawnTracked(
-    process.execPath,
-    ["--cpu-prof", `--cpu-prof-dir=${outDir}`, path.join(root, "server/host/host.ts")],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH,
-        NODE_ENV: "production",
-        HOST: "127.0.0.1",
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        SESSION_SECRET: randomBytes(32).toString("hex"),
-        BACKEND_SECRET: backendSecret,
-        FEEDS_OFFLINE: "true",
-      },
-      stdio: ["ignore", "ignore", "inherit"],
-    },
-  );
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/login`)).ok) break;
-    } catch {
-      // not up
-    }
-    if (i > 300) throw new Error("no server");
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  const server = await startServer({
+    port,
+    dataDir,
+    sessionSecret: randomBytes(32).toString("hex"),
+    backendSecret,
+    profileDir: outDir,
+  });
+  const { base } = server;
   // Signed-out pages are asked for without the cookie (a signed-in visitor is sent to /home).
   const cookie =
     process.env.BENCH_PROFILE_ANONYMOUS === "1" ? "" : await signInThroughForm(base, user.email, PASSWORD);
@@ -66,7 +46,7 @@ try {
     if (answer.status !== 200) throw new Error(`status ${answer.status}`);
   }
   log(`${count} × ${page}: ${((performance.now() - started) / count).toFixed(2)} ms each (sequential)`);
-  await stopChild(child);
+  await server.stop();
   const file = readdirSync(outDir).find((f) => f.endsWith(".cpuprofile"));
   if (!file) throw new Error("no profile");
   printProfile(path.join(outDir, file));

@@ -17,33 +17,11 @@ import { RouterContextProvider } from "react-router";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createSessionKV } from "../../server/host/web-sessions.ts";
 import type { AppServices } from "../../app/context.ts";
+import { formsIn } from "../html-forms.ts";
 
 /** The `name=value` pairs of a response's Set-Cookie headers. */
 function cookiePairs(headers: Headers): string[] {
   return headers.getSetCookie().map((line) => line.split(";")[0] ?? "");
-}
-
-function decodeEntities(text: string): string {
-  return text
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#x27;", "'")
-    .replaceAll("&#39;", "'")
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&amp;", "&");
-}
-
-/** Every named <input> of the first form after `marker`, with its value (hidden fields, honeypot). */
-function formInputs(html: string, marker: string): URLSearchParams {
-  const start = html.indexOf(marker);
-  const form = html.slice(start, html.indexOf("</form>", start));
-  const fields = new URLSearchParams();
-  for (const [tag] of form.matchAll(/<input\b[^>]*>/gu)) {
-    const name = /\bname="([^"]*)"/u.exec(tag)?.[1];
-    if (!name) continue;
-    fields.set(decodeEntities(name), decodeEntities(/\bvalue="([^"]*)"/u.exec(tag)?.[1] ?? ""));
-  }
-  return fields;
 }
 
 /** Signs in through the real login form; returns the Cookie header the browser then sends. */
@@ -51,7 +29,7 @@ export async function signInThroughForm(base: string, email: string, password: s
   const page = await fetch(`${base}/login`);
   const html = await page.text();
   const jar = new Map(cookiePairs(page.headers).map((pair) => [pair.split("=")[0] ?? "", pair]));
-  const form = formInputs(html, "<form");
+  const form = new URLSearchParams(formsIn(html)[0]?.fields);
   form.set("email", email);
   form.set("password", password);
   const answer = await fetch(`${base}/login`, {

@@ -10,6 +10,7 @@
 // users whose streams are open), expect (a change to one account is under
 // way), record (start/stop); answers: held, recorded.
 import http from "node:http";
+import { eventReader } from "../event-stream.ts";
 
 export interface StreamsInit {
   type: "init";
@@ -148,26 +149,16 @@ function openStream(user: number): Promise<boolean> {
         return;
       }
       open.set(user, request);
-      let buffer = "";
       response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        buffer += chunk;
-        let split: number;
-        while ((split = buffer.indexOf("\n\n")) >= 0) {
-          const block = buffer.slice(0, split);
-          buffer = buffer.slice(split + 2);
-          let event = "message";
-          let data = "";
-          for (const line of block.split("\n")) {
-            if (line.startsWith("event: ")) event = line.slice(7);
-            else if (line.startsWith("data: ")) data = line.slice(6);
-          }
+      response.on(
+        "data",
+        eventReader(({ event, data }) => {
           if (event === "ready" && !ready) {
             ready = true;
             resolve(true);
           } else onEvent(user, event, data);
-        }
-      });
+        }),
+      );
       response.once("close", () => {
         if (open.get(user) === request) {
           open.delete(user);

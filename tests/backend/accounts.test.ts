@@ -6,7 +6,7 @@ import path from "node:path";
 import { validateMnemonic } from "@scure/bip39";
 import { wordlist } from "@scure/bip39/wordlists/english.js";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
 import {
@@ -18,108 +18,96 @@ import {
   type AccountsContext,
 } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import {
-  BACKEND_SECRET,
-  databaseTargets,
-  openTempPostgres,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, openTempPostgres, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
-for (const target of databaseTargets()) {
-  describe(`accounts on ${target.name}`, () => {
-    let opened: OpenedDatabase;
-    let ctx: AccountsContext;
-    beforeAll(async () => {
-      opened = await target.open();
-      ctx = { db: opened.database.db, keys: deriveServerKeys(BACKEND_SECRET) };
-    });
-    afterAll(async () => {
-      await opened?.dispose();
-    });
-
-    const row = async (email: string) => (await ctx.db.select().from(users).where(eq(users.email, email)))[0];
-
-    test("the stored row holds no password or phrase in clear", async () => {
-      const email = uniqueEmail("stored");
-      const created = await createAccount(ctx, email, "secret password");
-      if (!created.ok) throw new Error("create failed");
-      const stored = await row(email);
-      expect(stored?.id).toBe(created.userId);
-      expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
-      expect(stored?.phraseHmac).toMatch(/^[0-9a-f]{64}$/);
-      const everything = JSON.stringify(stored);
-      expect(everything).not.toContain("secret password");
-      for (const word of created.words) expect(stored?.phraseCiphertext).not.toContain(word);
-      expect(Buffer.from(stored?.phraseKdfSalt ?? "", "base64")).toHaveLength(16);
-    });
-
-    test("a duplicate insert is recognised as a unique violation (code 23505)", async () => {
-      const email = uniqueEmail("constraint");
-      const created = await createAccount(ctx, email, "pw");
-      expect(created.ok).toBe(true);
-      const error = await ctx.db
-        .insert(users)
-        .values({ email, passwordHash: "x", phraseHmac: "x", phraseCiphertext: "x", phraseKdfSalt: "x" })
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
-      expect(error).toBeDefined();
-      expect(isUniqueViolation(error)).toBe(true);
-      expect(isUniqueViolation(new Error("other"))).toBe(false);
-    });
-
-    test("changePassword replaces hash, salt and ciphertext together and bumps the timestamps", async () => {
-      const email = uniqueEmail("change");
-      const created = await createAccount(ctx, email, "old password");
-      if (!created.ok) throw new Error("create failed");
-      const before = await row(email);
-      await new Promise((r) => setTimeout(r, 5));
-      expect(await changePassword(ctx, email.toUpperCase(), created.words, "new password")).toEqual({
-        ok: true,
-      });
-      const after = await row(email);
-      expect(after?.passwordHash).not.toBe(before?.passwordHash);
-      expect(after?.phraseKdfSalt).not.toBe(before?.phraseKdfSalt);
-      expect(after?.phraseCiphertext).not.toBe(before?.phraseCiphertext);
-      expect(after?.phraseHmac).toBe(before?.phraseHmac);
-      expect(after?.createdAt.getTime()).toBe(before?.createdAt.getTime());
-      expect(after!.updatedAt.getTime()).toBeGreaterThan(before!.updatedAt.getTime());
-      expect(after!.passwordChangedAt.getTime()).toBeGreaterThan(before!.passwordChangedAt.getTime());
-
-      const loggedIn = await login(ctx, email, "new password");
-      expect(loggedIn).toEqual({ ok: true, userId: created.userId, email, words: created.words });
-      expect(validateMnemonic(created.words.join(" "), wordlist)).toBe(true);
-      expect(await login(ctx, email, "old password")).toEqual({ ok: false, reason: "wrong-password" });
-    });
-
-    test("changePassword with a wrong phrase changes nothing", async () => {
-      const email = uniqueEmail("nochange");
-      const created = await createAccount(ctx, email, "pw");
-      if (!created.ok) throw new Error("create failed");
-      const before = await row(email);
-      const wrong = [...created.words].toReversed();
-      expect(await changePassword(ctx, email, wrong, "other")).toEqual({ ok: false, reason: "invalid" });
-      expect(await row(email)).toEqual(before);
-    });
-
-    test("checkCredentials answers the same for an unknown e-mail and a wrong phrase", async () => {
-      const email = uniqueEmail("check");
-      const created = await createAccount(ctx, email, "pw");
-      if (!created.ok) throw new Error("create failed");
-      expect(await checkCredentials(ctx, ` ${email.toUpperCase()} `, created.words)).toEqual({
-        ok: true,
-        userId: created.userId,
-        email,
-      });
-      const unknown = await checkCredentials(ctx, uniqueEmail("ghost"), created.words);
-      const wrong = await checkCredentials(ctx, email, [...created.words].toReversed());
-      expect(unknown).toEqual({ ok: false, reason: "invalid" });
-      expect(wrong).toEqual(unknown);
-    });
+describeEachDatabase("accounts on $name", (getDatabase) => {
+  let ctx: AccountsContext;
+  beforeAll(() => {
+    ctx = { db: getDatabase().database.db, keys: deriveServerKeys(BACKEND_SECRET) };
   });
-}
+
+  const row = async (email: string) => (await ctx.db.select().from(users).where(eq(users.email, email)))[0];
+
+  test("the stored row holds no password or phrase in clear", async () => {
+    const email = uniqueEmail("stored");
+    const created = await createAccount(ctx, email, "secret password");
+    if (!created.ok) throw new Error("create failed");
+    const stored = await row(email);
+    expect(stored?.id).toBe(created.userId);
+    expect(stored?.passwordHash).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    expect(stored?.phraseHmac).toMatch(/^[0-9a-f]{64}$/);
+    const everything = JSON.stringify(stored);
+    expect(everything).not.toContain("secret password");
+    for (const word of created.words) expect(stored?.phraseCiphertext).not.toContain(word);
+    expect(Buffer.from(stored?.phraseKdfSalt ?? "", "base64")).toHaveLength(16);
+  });
+
+  test("a duplicate insert is recognised as a unique violation (code 23505)", async () => {
+    const email = uniqueEmail("constraint");
+    const created = await createAccount(ctx, email, "pw");
+    expect(created.ok).toBe(true);
+    const error = await ctx.db
+      .insert(users)
+      .values({ email, passwordHash: "x", phraseHmac: "x", phraseCiphertext: "x", phraseKdfSalt: "x" })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeDefined();
+    expect(isUniqueViolation(error)).toBe(true);
+    expect(isUniqueViolation(new Error("other"))).toBe(false);
+  });
+
+  test("changePassword replaces hash, salt and ciphertext together and bumps the timestamps", async () => {
+    const email = uniqueEmail("change");
+    const created = await createAccount(ctx, email, "old password");
+    if (!created.ok) throw new Error("create failed");
+    const before = await row(email);
+    await new Promise((r) => setTimeout(r, 5));
+    expect(await changePassword(ctx, email.toUpperCase(), created.words, "new password")).toEqual({
+      ok: true,
+    });
+    const after = await row(email);
+    expect(after?.passwordHash).not.toBe(before?.passwordHash);
+    expect(after?.phraseKdfSalt).not.toBe(before?.phraseKdfSalt);
+    expect(after?.phraseCiphertext).not.toBe(before?.phraseCiphertext);
+    expect(after?.phraseHmac).toBe(before?.phraseHmac);
+    expect(after?.createdAt.getTime()).toBe(before?.createdAt.getTime());
+    expect(after!.updatedAt.getTime()).toBeGreaterThan(before!.updatedAt.getTime());
+    expect(after!.passwordChangedAt.getTime()).toBeGreaterThan(before!.passwordChangedAt.getTime());
+
+    const loggedIn = await login(ctx, email, "new password");
+    expect(loggedIn).toEqual({ ok: true, userId: created.userId, email, words: created.words });
+    expect(validateMnemonic(created.words.join(" "), wordlist)).toBe(true);
+    expect(await login(ctx, email, "old password")).toEqual({ ok: false, reason: "wrong-password" });
+  });
+
+  test("changePassword with a wrong phrase changes nothing", async () => {
+    const email = uniqueEmail("nochange");
+    const created = await createAccount(ctx, email, "pw");
+    if (!created.ok) throw new Error("create failed");
+    const before = await row(email);
+    const wrong = [...created.words].toReversed();
+    expect(await changePassword(ctx, email, wrong, "other")).toEqual({ ok: false, reason: "invalid" });
+    expect(await row(email)).toEqual(before);
+  });
+
+  test("checkCredentials answers the same for an unknown e-mail and a wrong phrase", async () => {
+    const email = uniqueEmail("check");
+    const created = await createAccount(ctx, email, "pw");
+    if (!created.ok) throw new Error("create failed");
+    expect(await checkCredentials(ctx, ` ${email.toUpperCase()} `, created.words)).toEqual({
+      ok: true,
+      userId: created.userId,
+      email,
+    });
+    const unknown = await checkCredentials(ctx, uniqueEmail("ghost"), created.words);
+    const wrong = await checkCredentials(ctx, email, [...created.words].toReversed());
+    expect(unknown).toEqual({ ok: false, reason: "invalid" });
+    expect(wrong).toEqual(unknown);
+  });
+});
 
 describe("openDatabase", () => {
   test("PGlite: creates a brand-new nested folder, migrates it, and reopens it with the data kept", async () => {

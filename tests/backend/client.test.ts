@@ -1,10 +1,9 @@
 // The typed client's own behaviour: what it sends, and how it classifies
 // answers and failures. Its fetch is an injection point by design, so these
 // tests hand it small handlers and real sockets instead of the API.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createHttpClient, type BackendResult } from "../../app/backend.server.ts";
+import { serveEach } from "../support/serve.ts";
 
 const PASSWORD = "p4ssw0rd-that-must-not-leak";
 const WORDS = "legal winner thank year wave sausage worth useful legal winner thank yellow".split(" ");
@@ -159,14 +158,7 @@ describe("answers", () => {
 });
 
 describe("over real sockets", () => {
-  let server: Server | undefined;
-  afterEach(async () => {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
-      server = undefined;
-    }
-  });
+  const serveOnce = serveEach();
 
   test("a refused connection is a network failure", async () => {
     const client = createHttpClient({ baseUrl: "http://127.0.0.1:1/api", platform: "CK" });
@@ -176,11 +168,9 @@ describe("over real sockets", () => {
   });
 
   test("a server that never answers times out", async () => {
-    server = createServer(() => {
+    const { port } = await serveOnce(() => {
       /* never responds */
     });
-    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
-    const { port } = server.address() as AddressInfo;
     const client = createHttpClient({
       baseUrl: `http://127.0.0.1:${port}/api`,
       platform: "CK",

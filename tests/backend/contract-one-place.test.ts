@@ -4,7 +4,7 @@
 // or refuses — so a newcomer who changes a refusal text or the send decimals
 // there sees both tiers change with it, and a tier that kept its own copy fails here.
 import { randomBytes } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { createInProcessClient } from "../../app/backend.server.ts";
 import { checkSend } from "../../app/send/schema.ts";
 import { parseAmount as parseFormAmount, sendFailureMessage, sendPrice } from "../../app/send/rules.ts";
@@ -20,71 +20,37 @@ import { REFUSALS } from "../../common/contract/refusals.ts";
 import { eq } from "drizzle-orm";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { users } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
 import { creditDeposit } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import {
   createTestHandler,
-  databaseTargets,
   randomAddress,
   transports,
   uniqueEmail,
   type Connection,
-  type OpenedDatabase,
+  clientHolder,
 } from "./helpers.ts";
+import { describeEachDatabase, connectApi } from "./api-suite.ts";
 
-describe.each(databaseTargets())("the contract is written once ($name)", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_000 }, (getDatabase) => {
   let db: AppDb;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
 
   /** A new account holding 1.5 ETH on a wallet with an address; its e-mail, words and wallet id. */
-  async function holder(connection: Connection) {
-    const email = uniqueEmail("contract");
-    const created = await connection.client.createAccount({
-      email,
-      password: "pw-1234",
-      passwordConfirmed: "pw-1234",
-    });
-    if (!created.ok) throw new Error("account");
-    const requested = await requestWallet(db, created.data.newUserId, "ETH");
-    if (!requested.ok) throw new Error("wallet");
-    const address = validateAddress("ETH", randomAddress("ETH"));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    const units = parseAmount("ETH", "1.5");
-    if (!units.ok) throw new Error(units.reason);
-    await creditDeposit(db, {
-      walletId: requested.wallet.id,
-      units: units.units,
-      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-    });
-    return { email, twelveWords: created.data.twelveWords, walletId: requested.wallet.id };
-  }
+  const holder = (connection: Connection) =>
+    clientHolder(connection, db, { label: "contract", coin: "ETH", deposit: "1.5" });
 
   for (const transport of transports) {
     describe(`over ${transport.name}`, () => {
-      let connection: Connection;
-      beforeAll(async () => {
-        connection = await transport.connect(createTestHandler(db));
-      });
-      afterAll(async () => {
-        await connection?.close();
-      });
+      const api = connectApi(transport, getDatabase);
 
       const sendFrom = (
         who: Awaited<ReturnType<typeof holder>>,
         fields: { amount: string; walletId?: string },
       ) =>
-        connection.client.requestTransaction({
+        api.connection.client.requestTransaction({
           email: who.email,
           twelveWords: who.twelveWords,
           walletId: fields.walletId ?? who.walletId,
@@ -94,7 +60,7 @@ describe.each(databaseTargets())("the contract is written once ($name)", (target
         });
 
       test("a refusal's text: the backend answers the contract's, the send form shows it by its code", async () => {
-        const who = await holder(connection);
+        const who = await holder(api.connection);
         const poor = await sendFrom(who, { amount: "2" });
         expect(poor).toEqual({
           ok: false,
@@ -113,7 +79,7 @@ describe.each(databaseTargets())("the contract is written once ($name)", (target
       });
 
       test("the send decimals: both tiers take SEND_DECIMALS and refuse one more", async () => {
-        const who = await holder(connection);
+        const who = await holder(api.connection);
         const most = `0.${"1".repeat(SEND_DECIMALS)}`;
         const tooMany = `0.${"1".repeat(SEND_DECIMALS + 1)}`;
         // The web form (server-side check, and the input's typing rule).

@@ -4,11 +4,9 @@
 // its audit row with who and why; nothing at all on a refusal), sends refused
 // with the distinct code over both transports while paused, and the
 // reconciliation figures, exact, with a planted shortfall pausing the coin.
-import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
-import { validateAddress } from "../../common/addresses.ts";
 import { loadConfig } from "../../server/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import {
@@ -27,18 +25,9 @@ import {
   voidWithdrawal,
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
 import { runInServer } from "../../server/ops/registry.ts";
-import {
-  BACKEND_SECRET,
-  createTestHandler,
-  databaseTargets,
-  randomAddress,
-  transports,
-  uniqueEmail,
-  type Connection,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, randomAddress, transports, type Connection, clientHolder } from "./helpers.ts";
+import { describeEachDatabase, connectApi } from "./api-suite.ts";
 
 const COIN_PAUSED = "Sends of ETH are paused for now. Your funds are safe; please try again later.";
 const USER_PAUSED =
@@ -55,8 +44,7 @@ function units(coin: Ticker, text: string): bigint {
   return parsed.units;
 }
 
-describe.each(databaseTargets())("kill switches and reconciliation ($name)", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 120_000 }, (getDatabase) => {
   let db: AppDb;
   const config = loadConfig({
     NODE_ENV: "test",
@@ -66,12 +54,8 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
   /** An operator command, as the ops socket runs it. */
   const ops = (...argv: string[]) => runInServer(argv, { db, config });
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 120_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
 
   /** Rows that a refusal must leave as they were. */
@@ -90,42 +74,11 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
   }
 
   /** A new user (through call 1) with a wallet of the coin, an address and, when given, a deposit. */
-  async function holder(connection: Connection, coin: Ticker, deposit?: string) {
-    const email = uniqueEmail("controls");
-    const created = await connection.client.createAccount({
-      email,
-      password: "pw-1234",
-      passwordConfirmed: "pw-1234",
-    });
-    if (!created.ok) throw new Error("account");
-    const requested = await requestWallet(db, created.data.newUserId, coin);
-    if (!requested.ok) throw new Error("wallet");
-    const address = validateAddress(coin, randomAddress(coin));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    if (deposit !== undefined) {
-      await creditDeposit(db, {
-        walletId: requested.wallet.id,
-        units: units(coin, deposit),
-        externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-      });
-    }
-    return {
-      email,
-      userId: created.data.newUserId,
-      twelveWords: created.data.twelveWords,
-      walletId: requested.wallet.id,
-    };
-  }
+  const holder = (connection: Connection, coin: Ticker, deposit?: string) =>
+    clientHolder(connection, db, { label: "controls", coin, deposit });
 
   describe("pause, resume, pauses (operator commands)", () => {
-    let connection: Connection;
-    beforeAll(async () => {
-      connection = await transports[0]!.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
+    const api = connectApi(transports[0]!, getDatabase);
 
     test("a coin's pause: written with its audit row; twice refused, nothing written; resumed once", async () => {
       const paused = await ops(
@@ -224,7 +177,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
     });
 
     test("a user's pause, by e-mail or by user id; each switch on its own", async () => {
-      const who = await holder(connection, "ETH");
+      const who = await holder(api.connection, "ETH");
       const byEmail = await ops(
         "pause",
         "deposits",
@@ -367,16 +320,10 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
 
   for (const transport of transports) {
     describe(`sends while paused, over ${transport.name}`, () => {
-      let connection: Connection;
-      beforeAll(async () => {
-        connection = await transport.connect(createTestHandler(db));
-      });
-      afterAll(async () => {
-        await connection?.close();
-      });
+      const api = connectApi(transport, getDatabase);
 
       const sendFrom = (who: Awaited<ReturnType<typeof holder>>, amount: string) =>
-        connection.client.requestTransaction({
+        api.connection.client.requestTransaction({
           email: who.email,
           twelveWords: who.twelveWords,
           walletId: who.walletId,
@@ -385,7 +332,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
           receiverWalletAddress: randomAddress("ETH"),
         });
       const walletEntry = async (who: Awaited<ReturnType<typeof holder>>) => {
-        const answer = await connection.client.clientBalances({
+        const answer = await api.connection.client.clientBalances({
           email: who.email,
           twelveWords: who.twelveWords,
         });
@@ -394,7 +341,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       };
 
       test("per coin: refused with sends_paused (423), nothing written; allowed after resume", async () => {
-        const who = await holder(connection, "ETH", "1.5");
+        const who = await holder(api.connection, "ETH", "1.5");
         expect(await walletEntry(who)).not.toHaveProperty("sends_paused");
         const on = await pause(db, {
           what: "sends",
@@ -426,8 +373,8 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       });
 
       test("per user: that user's sends refused (their message), another user's go through", async () => {
-        const who = await holder(connection, "ETH", "1");
-        const other = await holder(connection, "ETH", "1");
+        const who = await holder(api.connection, "ETH", "1");
+        const other = await holder(api.connection, "ETH", "1");
         await pause(db, { what: "sends", scope: { userId: who.userId }, reason: "fraud check", actor: "op" });
         expect(await walletEntry(who)).toMatchObject({ sends_paused: "user" });
         expect(await walletEntry(other)).not.toHaveProperty("sends_paused");
@@ -462,17 +409,11 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
   }
 
   describe("reconciliation", () => {
-    let connection: Connection;
-    beforeAll(async () => {
-      connection = await transports[0]!.connect(createTestHandler(db));
-    });
-    afterAll(async () => {
-      await connection?.close();
-    });
+    const api = connectApi(transports[0]!, getDatabase);
 
     test("figures exact after deposits, a pending send and decided sends; a shortfall pauses the coin", async () => {
-      const a = await holder(connection, "DOGE", "10");
-      const b = await holder(connection, "DOGE", "2.5");
+      const a = await holder(api.connection, "DOGE", "10");
+      const b = await holder(api.connection, "DOGE", "2.5");
       const dest = randomAddress("DOGE");
       const hold = async (walletId: string, amount: string) => {
         const r = await holdWithdrawal(db, {
@@ -571,7 +512,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
       ]);
 
       // Sends of the coin are refused now, with the coin's message.
-      const refused = await connection.client.requestTransaction({
+      const refused = await api.connection.client.requestTransaction({
         email: a.email,
         twelveWords: a.twelveWords,
         walletId: a.walletId,
@@ -605,7 +546,7 @@ describe.each(databaseTargets())("kill switches and reconciliation ($name)", (ta
     });
 
     test("reconcile finds a shortfall a deposit made, and pauses the coin with its audit row", async () => {
-      const who = await holder(connection, "SOL", "3");
+      const who = await holder(api.connection, "SOL", "3");
       expect((await ops("holdings", "set", "SOL", "3", "--source", "validator", "--as", "op")).code).toBe(0);
       // A deposit credited with nothing arriving at the provider: owed grows past holdings.
       await creditDeposit(db, {

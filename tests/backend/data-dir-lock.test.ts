@@ -2,7 +2,7 @@
 // opens the embedded database. The host is started as operators start it
 // (`node server/host/host.ts`), over the production build, on temp folders.
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -10,35 +10,19 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { DataDirLockedError, lockDataDir, type DataDirLock } from "../../server/backend/db/lock.ts";
-import { pgliteTemplate } from "./helpers.ts";
-import { built, root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
+import {
+  TEST_SECRETS,
+  built,
+  freshDataDir,
+  root,
+  spawnHost,
+  type DataDir,
+  type HostProcess,
+} from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
-/** A new data folder, its database seeded from the initdb template when there is one (initdb costs seconds). */
-async function freshDataDir(prefix: string): Promise<string> {
-  const dataDir = path.join(mkdtempSync(path.join(tmpdir(), prefix)), "data");
-  const seed = await pgliteTemplate();
-  if (seed) cpSync(seed, path.join(dataDir, "pglite"), { recursive: true });
-  return dataDir;
-}
-
-type Started = HostProcess;
-
-function startServer(dataDir: string, port: number): Started {
-  return startHostProcess(port, { DATA_DIR: dataDir });
-}
-
-async function waitUp(started: Started, port: number) {
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) return;
-    } catch {
-      // not up yet
-    }
-    if (started.child.exitCode !== null) throw new Error(`the server exited: ${started.output.stderr}`);
-    if (i > 900) throw new Error("the server did not start");
-    await sleep(100);
-  }
-}
+/** A host on the folder, as the tests here start it. */
+const startServer = (dataDir: string, port: number) => spawnHost({ dataDir, port, env: processEnv() });
 
 /** Whether the account can sign in (the data the first server wrote is there). */
 async function signsIn(port: number, email: string): Promise<boolean> {
@@ -116,36 +100,38 @@ describe("lockDataDir", () => {
   }, 30_000);
 
   test("the operator command line does not open a folder another process holds", async () => {
-    const dataDir = await freshDataDir("coinkeep-lock-cli-");
+    const { dataDir, remove } = await freshDataDir("coinkeep-lock-cli-");
     const database = await openDatabase({ dataDir });
     try {
       // No server and no ops socket: only the lock stands between the two.
       const cli = spawnSync(process.execPath, [path.join(root, "server/ops/cli.ts"), "users"], {
         cwd: root,
-        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...secrets },
+        env: { PATH: process.env.PATH, DATA_DIR: dataDir, ...TEST_SECRETS },
         encoding: "utf8",
       });
       expect(cli.status).toBe(1);
       expect(cli.stderr).toContain(`Another Coinkeep process is using the data directory ${dataDir}`);
     } finally {
       await database.close();
-      rmSync(path.dirname(dataDir), { recursive: true, force: true });
+      await remove();
     }
   }, 120_000);
 });
 
 describe.runIf(built)("two servers on one data folder (issue 12, hole 6)", () => {
+  let data: DataDir;
   let dataDir: string;
-  let first: Started;
+  let first: HostProcess;
   const portA = 4700 + Math.floor(Math.random() * 30);
   const portB = portA + 30;
   const portC = portA + 60;
   const email = `lock-${Date.now()}@example.com`;
 
   beforeAll(async () => {
-    dataDir = await freshDataDir("coinkeep-lock-host-");
-    first = startServer(dataDir, portA);
-    await waitUp(first, portA);
+    data = await freshDataDir("coinkeep-lock-host-");
+    dataDir = data.dataDir;
+    first = await startServer(dataDir, portA);
+    await first.ready({ timeoutMs: 90_000 });
     const created = await fetch(`http://127.0.0.1:${portA}/api/aml-authentication`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -153,14 +139,14 @@ describe.runIf(built)("two servers on one data folder (issue 12, hole 6)", () =>
     });
     if (created.status !== 200) throw new Error(`could not create the account: ${created.status}`);
   }, 120_000);
-  afterAll(() => {
-    if (first.child.exitCode === null) first.child.kill("SIGKILL");
-    rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  afterAll(async () => {
+    await first?.stop({ signal: "SIGKILL" });
+    await data?.remove();
   });
 
   test("a second start exits non-zero naming the folder, without ever listening; the first is untouched", async () => {
     const watch = watchPort(portB);
-    const second = startServer(dataDir, portB);
+    const second = await startServer(dataDir, portB);
     let code: number | null;
     try {
       code = await Promise.race([second.exited, sleep(30_000).then(() => "timeout" as const)]).then((c) =>
@@ -184,9 +170,9 @@ describe.runIf(built)("two servers on one data folder (issue 12, hole 6)", () =>
   test("after kill -9 of the first, a new start takes the folder and finds the data", async () => {
     first.child.kill("SIGKILL");
     await first.exited;
-    const third = startServer(dataDir, portC);
+    const third = await startServer(dataDir, portC);
     try {
-      await waitUp(third, portC);
+      await third.ready({ timeoutMs: 90_000 });
       expect(await signsIn(portC, email)).toBe(true);
     } finally {
       third.child.kill("SIGTERM");

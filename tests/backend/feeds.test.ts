@@ -2,12 +2,8 @@
 // client (app/prices.server.ts): exact JSON shapes, header checks, the USDT
 // fill-in, 405s, upstreams that are broken or unreachable for real (refused
 // port, a server that never answers), and the client in-process and over HTTP.
-import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { createRequestListener } from "@remix-run/node-fetch-server";
-import { afterEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { createPricesClient } from "../../app/prices.server.ts";
 import { TICKERS } from "../../common/coins.ts";
 import { COINGECKO_URL } from "../../server/backend/feeds/crypto-prices.ts";
@@ -21,12 +17,13 @@ import {
 } from "../../server/backend/feeds/routes.ts";
 import snapshotPrices from "../../server/backend/feeds/snapshot-prices.json" with { type: "json" };
 import snapshotRates from "../../server/backend/feeds/snapshot-rates.json" with { type: "json" };
+import { serveEach } from "../support/serve.ts";
+import { measure } from "../support/measure.ts";
+import { fixture } from "../fixtures/feeds.ts";
 
 const PLATFORM = "CK";
 const APP_URL = "https://wallet.coinkeep.example";
 const BASE = "http://backend.test";
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/feeds");
-const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
 
 const NAMES = {
   BTC: "Bitcoin",
@@ -41,6 +38,14 @@ const NAMES = {
 } as const;
 
 const APP_HEADERS = { App_name: PLATFORM, App_url: APP_URL };
+
+/** The recorded ECB day (2025-06-13) as USD multipliers: the snapshot's rates, and the live fixture's. */
+const RECORDED_RATES = {
+  USD: { current_price: "1" },
+  EUR: { current_price: "0.8686587908" },
+  GBP: { current_price: "0.738533704" },
+  CAD: { current_price: "1.363273106" },
+};
 
 function get(pathname: string, headers: Record<string, string> = {}, method = "GET") {
   return new Request(`${BASE}${pathname}`, { method, headers });
@@ -71,32 +76,6 @@ function upstream(overrides: { coingecko?: () => Response; ecb?: () => Response 
 
 function routesWith(opts: Partial<FeedRoutesOptions> = {}): FeedRoutes {
   return createFeedRoutes({ offline: false, platform: PLATFORM, ...opts });
-}
-
-/**
- * Runs fn and times it. A 10 ms ticker runs alongside; its lateness beyond 2 ms
- * per tick, summed, is time this process was not given the CPU (a loaded CI
- * box), reported as `stalled` so time bounds measure the code, not the load.
- * On an idle machine it is ~0.
- */
-async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; stalled: number }> {
-  let stalled = 0;
-  let last = performance.now();
-  const tick = () => {
-    const at = performance.now();
-    stalled += Math.max(0, at - last - 12);
-    last = at;
-  };
-  const ticker = setInterval(tick, 10);
-  const started = performance.now();
-  try {
-    const result = await fn();
-    const ms = performance.now() - started;
-    tick();
-    return { result, ms, stalled };
-  } finally {
-    clearInterval(ticker);
-  }
 }
 
 async function timed(routes: FeedRoutes, request: Request) {
@@ -177,12 +156,7 @@ describe("GET /api/currencies", () => {
     expect(headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(headers.get("cache-control")).toBe("public, max-age=30");
     expect(body).toEqual({
-      rates: {
-        USD: { current_price: "1" },
-        EUR: { current_price: "0.8686587908" },
-        GBP: { current_price: "0.738533704" },
-        CAD: { current_price: "1.363273106" },
-      },
+      rates: RECORDED_RATES,
       asOf: "2025-06-13T00:00:00.000Z",
       source: "snapshot",
     });
@@ -395,7 +369,7 @@ describe("routing", () => {
 });
 
 describe("unreachable upstreams, for real", () => {
-  let server: Server | undefined;
+  const serveOnce = serveEach();
   let requests = 0;
   let attempts = 0;
   /** The real fetch, counted: what the routes tried, whether or not it reached the server. */
@@ -404,22 +378,13 @@ describe("unreachable upstreams, for real", () => {
     return globalThis.fetch(input, init);
   };
 
-  afterEach(async () => {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
-      server = undefined;
-    }
-  });
-
   async function silentServer(): Promise<string> {
     requests = 0;
     attempts = 0;
-    server = createServer(() => {
+    const { base } = await serveOnce(() => {
       requests += 1; // never answers
     });
-    await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+    return `${base}/`;
   }
 
   test("a refused port (127.0.0.1:9): the snapshots, at once", async () => {
@@ -511,12 +476,7 @@ describe("the prices client", () => {
     expect(await prices.currencies()).toEqual({
       ok: true,
       data: {
-        rates: {
-          USD: { current_price: "1" },
-          EUR: { current_price: "0.8686587908" },
-          GBP: { current_price: "0.738533704" },
-          CAD: { current_price: "1.363273106" },
-        },
+        rates: RECORDED_RATES,
         asOf: "2025-06-13T00:00:00.000Z",
         source: "live",
       },
@@ -667,21 +627,11 @@ describe("the prices client", () => {
   });
 
   describe("over HTTP", () => {
-    let server: Server | undefined;
-
-    afterEach(async () => {
-      if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server?.close(() => resolve()));
-        server = undefined;
-      }
-    });
+    const serveOnce = serveEach();
 
     test("the App_ headers survive a real HTTP hop", async () => {
       const routes = routesWith({ offline: true });
-      server = createServer(createRequestListener(inProcess(routes)));
-      await new Promise<void>((resolve) => server?.listen(0, "127.0.0.1", () => resolve()));
-      const port = (server.address() as AddressInfo).port;
+      const { port } = await serveOnce(createRequestListener(inProcess(routes)));
       const prices = createPricesClient({
         baseUrl: `http://127.0.0.1:${port}/api`,
         appName: PLATFORM,

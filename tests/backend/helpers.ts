@@ -1,26 +1,25 @@
 // Shared setup for the backend tests: real databases (a fresh PGlite, and a
 // throw-away PostgreSQL database when TEST_DATABASE_URL is set) and the two
 // ways the web tier reaches the API (in-process and over HTTP).
-import { createHash, randomBytes } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { cp, mkdtemp, rename, rm } from "node:fs/promises";
-import { createServer } from "node:http";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import { randomBytes } from "node:crypto";
 import { tmpdir } from "node:os";
-import path from "node:path";
-import { PGlite } from "@electric-sql/pglite";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { base58, base58xrp, bech32, createBase58check } from "@scure/base";
 import { createRequestListener } from "@remix-run/node-fetch-server";
-import { sql } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import pg from "pg";
 import { createHttpClient, createInProcessClient, type BackendClient } from "../../app/backend.server.ts";
 import type { BackendServices } from "../../common/contract/client.ts";
+import { validateAddress } from "../../common/addresses.ts";
 import type { Ticker } from "../../common/coins.ts";
 import { createBackend, type ApiHandler, type ApiHandlerOptions } from "../../server/backend/api/handler.ts";
 import { openDatabase, type AppDb, type Database } from "../../server/backend/db/index.ts";
-import { users } from "../../server/backend/db/schema.ts";
+import { users, withdrawals } from "../../server/backend/db/schema.ts";
+import { parseAmount } from "../../server/backend/domain/amounts.ts";
+import { creditDeposit } from "../../server/backend/domain/ledger.ts";
+import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { freshDataDir } from "../../scripts/host.ts";
+import { serve } from "../support/serve.ts";
 
 export const PLATFORM = "CK";
 export const BACKEND_SECRET = "test-backend-secret-0123456789abcdef";
@@ -41,90 +40,51 @@ export interface DatabaseTarget {
   open(): Promise<OpenedDatabase>;
 }
 
-// PGlite's initdb costs ~3 s per fresh data folder. An empty, just-initialised
-// cluster (no migrations) is kept in the temp folder, keyed by the PGlite build,
-// and copied into each fresh test folder; openDatabase then migrates the copy.
-function pgliteBuildKey(): string {
-  const dist = path.dirname(createRequire(import.meta.url).resolve("@electric-sql/pglite"));
-  const parts = ["pglite.wasm", "pglite.data", "initdb.wasm"].map((file) => {
-    const stat = statSync(path.join(dist, file));
-    return `${file}:${stat.size}:${stat.mtimeMs}`;
-  });
-  return createHash("sha256").update(parts.join("|")).digest("hex").slice(0, 16);
-}
-
-let template: Promise<string | undefined> | undefined;
-
-export async function pgliteTemplate(): Promise<string | undefined> {
-  template ??= (async () => {
-    try {
-      const dir = path.join(tmpdir(), `coinkeep-pglite-template-${pgliteBuildKey()}`);
-      if (existsSync(path.join(dir, "PG_VERSION"))) return dir;
-      const building = `${dir}.building-${randomBytes(4).toString("hex")}`;
-      const pglite = await PGlite.create(building);
-      await pglite.close();
-      try {
-        await rename(building, dir);
-      } catch {
-        // Another run finished first; use its copy.
-        await rm(building, { recursive: true, force: true });
-      }
-      return existsSync(path.join(dir, "PG_VERSION")) ? dir : undefined;
-    } catch {
-      return undefined;
-    }
-  })();
-  return template;
-}
-
-/** A fresh PGlite database in a new temp folder (seeded from the initdb template when possible). */
+/** A fresh PGlite database in a new temp folder (seeded from the initdb template unless told not to). */
 export async function openTempPglite(opts: { useTemplate?: boolean } = {}): Promise<OpenedDatabase> {
-  const root = await mkdtemp(path.join(tmpdir(), "coinkeep-test-"));
   // A nested, not yet existing folder also checks that openDatabase creates parents.
-  const dataDir = path.join(root, "data");
-  const seed = opts.useTemplate === false ? undefined : await pgliteTemplate();
-  if (seed) await cp(seed, path.join(dataDir, "pglite"), { recursive: true });
+  const { dataDir, remove } = await freshDataDir("coinkeep-test-", opts.useTemplate !== false);
   const database = await openDatabase({ dataDir });
   return {
     database,
     async dispose() {
       await database.close();
-      await rm(root, { recursive: true, force: true });
+      await remove();
     },
   };
 }
 
-/** Creates a uniquely named database on the server behind adminUrl and drops it (WITH (FORCE)) on dispose. */
-export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase> {
+/** A uniquely named, empty database on the server behind adminUrl; drop() drops it WITH (FORCE). */
+export async function createTempPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
   const name = `coinkeep_test_${randomBytes(6).toString("hex")}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const drop = async () => {
-    const dropper = new pg.Client({ connectionString: adminUrl });
-    await dropper.connect();
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
     try {
-      await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await client.query(statement);
     } finally {
-      await dropper.end();
+      await client.end();
     }
   };
+  await admin(`CREATE DATABASE "${name}"`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`) };
+}
+
+/** A throw-away database (createTempPostgres), migrated; dropped on dispose. */
+export async function openTempPostgres(adminUrl: string): Promise<OpenedDatabase> {
+  const { url, drop } = await createTempPostgres(adminUrl);
   let database: Database;
   try {
-    database = await openDatabase({ databaseUrl: url.toString(), dataDir: tmpdir() });
+    database = await openDatabase({ databaseUrl: url, dataDir: tmpdir() });
   } catch (error) {
     await drop();
     throw error;
   }
   return {
     database,
-    databaseUrl: url.toString(),
+    databaseUrl: url,
     async dispose() {
       await database.close();
       await drop();
@@ -224,13 +184,8 @@ export const inProcess: Transport = {
 export const overHttp: Transport = {
   name: "http",
   async connect(handler) {
-    const server = createServer(createRequestListener(handler));
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(0, "127.0.0.1", () => resolve());
-    });
-    const { port } = server.address() as AddressInfo;
-    const baseUrl = `http://127.0.0.1:${port}/api`;
+    const served = await serve(createRequestListener(handler));
+    const baseUrl = `${served.base}/api`;
     return {
       client: createHttpClient({ baseUrl, platform: PLATFORM, token: BACKEND_TOKEN }),
       clientFor: (clientIp) =>
@@ -242,10 +197,7 @@ export const overHttp: Transport = {
         headers.set(BACKEND_TOKEN_HEADER, BACKEND_TOKEN);
         return globalThis.fetch(new Request(request, { headers }));
       },
-      async close() {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
+      close: served.close,
     };
   },
 };
@@ -257,6 +209,77 @@ let counter = 0;
 export function uniqueEmail(label = "user"): string {
   counter += 1;
   return `${label}-${counter}-${randomBytes(4).toString("hex")}@example.com`;
+}
+
+/** A user row without the (slow) password hashing: for tests of what never signs in. */
+export async function insertUser(db: AppDb, label = "user"): Promise<string> {
+  const [row] = await db
+    .insert(users)
+    .values({
+      email: uniqueEmail(label),
+      passwordHash: "not-a-hash",
+      phraseHmac: "0".repeat(64),
+      phraseCiphertext: "none",
+      phraseKdfSalt: "none",
+    })
+    .returning({ id: users.id });
+  if (!row) throw new Error("no user");
+  return row.id;
+}
+
+/**
+ * A wallet of the coin requested for the user and given an address (a fresh
+ * valid one unless named, stored in its canonical form as the operator command
+ * stores it) and, when asked, a deposit: decimal text of the coin, or units.
+ */
+export async function fundedWallet(
+  db: AppDb,
+  userId: string,
+  coin: Ticker,
+  { address = randomAddress(coin), deposit }: { address?: string; deposit?: string | bigint } = {},
+): Promise<{ walletId: string; address: string }> {
+  const requested = await requestWallet(db, userId, coin);
+  if (!requested.ok) throw new Error("wallet request failed");
+  const checked = validateAddress(coin, address);
+  if (!checked.ok) throw new Error(checked.reason);
+  const issued = await issueAddress(db, requested.wallet.id, checked.address);
+  if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
+  if (deposit !== undefined) {
+    const amount =
+      typeof deposit === "bigint" ? { ok: true as const, units: deposit } : parseAmount(coin, deposit);
+    if (!amount.ok) throw new Error(amount.reason);
+    const credited = await creditDeposit(db, {
+      walletId: requested.wallet.id,
+      units: amount.units,
+      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
+    });
+    if (!credited.ok) throw new Error("credit failed");
+  }
+  return { walletId: requested.wallet.id, address: checked.address };
+}
+
+/** A new account made through the connection's client (call 1), with a wallet as fundedWallet makes it. */
+export async function clientHolder(
+  connection: Connection,
+  db: AppDb,
+  { label, coin, deposit }: { label: string; coin: Ticker; deposit?: string },
+) {
+  const email = uniqueEmail(label);
+  const created = await connection.client.createAccount({
+    email,
+    password: "pw-1234",
+    passwordConfirmed: "pw-1234",
+  });
+  if (!created.ok) throw new Error("account");
+  const { newUserId: userId, twelveWords } = created.data;
+  const { walletId } = await fundedWallet(db, userId, coin, { deposit });
+  return { email, userId, twelveWords, walletId };
+}
+
+/** How many sends the wallet has made (any status). */
+export async function sendCount(db: AppDb, walletId: string): Promise<number> {
+  const rows = await db.select({ n: count() }).from(withdrawals).where(eq(withdrawals.walletId, walletId));
+  return rows[0]?.n ?? 0;
 }
 
 export async function countUsers(db: AppDb): Promise<number> {

@@ -3,12 +3,9 @@
 // over HTTP, each on a connection of its own (so both processes serve them). The counter row's
 // lock must give the 50 wallets the indexes 0..49 exactly: none twice, none skipped. And what a
 // server does at start with a key: log it for the operator to check, issue what waited.
-import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase } from "../../server/backend/db/index.ts";
@@ -23,59 +20,29 @@ import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { requestWallet } from "../../server/backend/domain/wallets.ts";
 import { TRUST_INDEX0, TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { openTempPostgres, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
-import { built, secrets, startHostProcess } from "./host-process.ts";
+import { TEST_SECRETS, built, spawnHost, type HostProcess } from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
 const adminUrl = process.env.TEST_DATABASE_URL;
 const describeWorkers = adminUrl && built ? describe : describe.skip;
 const USERS = 50;
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === "string") throw new Error("no port");
-  return address.port;
-}
-
 describeWorkers("issuing with two server processes on PostgreSQL", () => {
   let opened: OpenedDatabase;
-  let host: ChildProcess;
-  let dataDir: string;
+  let host: HostProcess;
   let base = "";
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-issuing-workers-"));
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    host = startHostProcess(
-      port,
-      {
-        DATA_DIR: dataDir,
-        DATABASE_URL: opened.databaseUrl,
-        WORKERS: "2",
-        ACCOUNT_KEY_BTC: TRUST_KEYS.BTC,
-      },
-      ["ignore", "ignore", "inherit"],
-    ).child;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/login`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 300) throw new Error("the server did not start");
-      await sleep(100);
-    }
+    host = await spawnHost({
+      env: { ...processEnv(opened.databaseUrl, 2), ACCOUNT_KEY_BTC: TRUST_KEYS.BTC },
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    base = (await host.ready()).base;
   }, 60_000);
   afterAll(async () => {
-    if (host && host.exitCode === null) {
-      host.kill("SIGTERM");
-      await new Promise((resolve) => host.once("exit", resolve));
-    }
+    await host?.stop();
     await opened?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   const api = async (call: string, body: Record<string, unknown>) => {
@@ -137,7 +104,7 @@ describeBuilt("a server starting with a key", () => {
     try {
       const database = await openDatabase({ dataDir });
       const account = await createAccount(
-        { db: database.db, keys: deriveServerKeys(secrets.BACKEND_SECRET) },
+        { db: database.db, keys: deriveServerKeys(TEST_SECRETS.BACKEND_SECRET) },
         uniqueEmail("issuing-start"),
         "pw",
       );
@@ -146,13 +113,14 @@ describeBuilt("a server starting with a key", () => {
       if (!waiting.ok || waiting.wallet.address !== null) throw new Error("request");
       await database.close();
 
-      const port = await freePort();
-      const host = startHostProcess(port, { DATA_DIR: dataDir, ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE });
+      const host = await spawnHost({
+        dataDir,
+        env: { ...processEnv(), ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE },
+      });
       try {
         await expect.poll(() => host.output.stdout, { timeout: 30_000 }).toContain('"message":"listening"');
       } finally {
-        host.child.kill("SIGTERM");
-        await host.exited;
+        await host.stop();
       }
       const lines = host.output.stdout
         .split("\n")

@@ -68,7 +68,7 @@ function poolFile(lines: string[]): string {
   return file;
 }
 
-describeEachDatabase("issuing, database: ", (getDatabase) => {
+describeEachDatabase("issuing, database: $name", (getDatabase) => {
   const api: Api = connectApi(overHttp, getDatabase, {
     custody: { keys: config.accountKeys, poolLowWater: LOW_WATER },
   });

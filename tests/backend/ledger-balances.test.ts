@@ -3,28 +3,15 @@
 // exactly credits − debits of its transfers, system accounts get none, and the
 // trigger keeps the balance from then on.
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { holdWithdrawal, walletBalance } from "../../server/backend/domain/ledger.ts";
-import { migrationsBefore, migrationsFolder, targets, type Target } from "./migration-helpers.ts";
+import { describeMigration } from "./migration-helpers.ts";
 
-describe.each(targets)("migration 0006 on $name", (target) => {
-  let opened: Awaited<ReturnType<Target["open"]>>;
-  let before: string;
-
-  beforeAll(async () => {
-    opened = await target.open();
-    before = await migrationsBefore("0006_ledger_balances");
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.close();
-    if (before) await rm(before, { recursive: true, force: true });
-  });
-
+describeMigration("migration 0006 on $name", "0006_ledger_balances", (migrating) => {
   test("backfills each wallet's balance from its transfers; the trigger keeps it afterwards", async () => {
-    const { db } = opened;
-    await opened.migrate(before);
+    const { db } = migrating;
+    await migrating.migrateBefore();
 
     // A ledger as the code before 0006 wrote it: no balance column anywhere.
     const userA = randomUUID();
@@ -83,7 +70,7 @@ describe.each(targets)("migration 0006 on $name", (target) => {
         (id, coin, debit_account_id, credit_account_id, amount, kind, external_tx_id, pending_id) values ${values}`);
     }
 
-    await opened.migrate(migrationsFolder);
+    await migrating.migrateRest();
 
     const rows = await db.execute(sql`select id, kind, balance::text as balance from ledger_accounts`);
     const balances = new Map(

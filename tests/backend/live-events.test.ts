@@ -2,27 +2,16 @@
 // real hosts, on both databases, with the change made the way it is made in
 // production (the API, an operator's command in its own process), and with
 // two server processes on one PostgreSQL.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { root, startHostProcess, type HostProcess } from "./host-process.ts";
-import {
-  cookiesOf,
-  hasBuild,
-  inputValue,
-  PLATFORM,
-  raw,
-  startTestHost,
-  type RunningHost,
-} from "../security/support/host.ts";
+import { cookiesOf, raw, fastLoginPath, createAccount, rawCall } from "../security/support/http.ts";
+import { inputValue } from "../../scripts/html-forms.ts";
+import { built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
+import { describeEachHost, processEnv } from "./host-suite.ts";
+import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
 
-const run = promisify(execFile);
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
 
 /** The open-streams gauge of the host's own metrics (record 021). */
@@ -32,27 +21,21 @@ async function openStreamsGauge(port: number): Promise<number> {
   return Number(line?.split(" ")[1]);
 }
 
-/** One server-sent event as the browser's EventSource would see it. */
-interface Received {
-  event: string;
-  data: string;
-}
-
 /** An open event stream: what has arrived so far, and a way to wait for more. */
 interface Stream {
   status: number;
   contentType: string | undefined;
-  events: Received[];
+  events: ServerEvent[];
   ended: Promise<void>;
   /** Resolves with the first event of that name at or after index `from`; rejects after `ms`. */
-  next(event: string, from?: number, ms?: number): Promise<Received>;
+  next(event: string, from?: number, ms?: number): Promise<ServerEvent>;
   close(): void;
 }
 
 function openStream(port: number, cookie: string): Promise<Stream> {
   return new Promise((resolve, reject) => {
     let req: ClientRequest | undefined = undefined;
-    const events: Received[] = [];
+    const events: ServerEvent[] = [];
     const waiters = new Set<() => void>();
     req = httpRequest(
       {
@@ -63,24 +46,15 @@ function openStream(port: number, cookie: string): Promise<Stream> {
         agent: false,
       },
       (res) => {
-        let buffer = "";
         const { promise: ended, resolve: endedResolve } = Promise.withResolvers<void>();
         res.setEncoding("utf8");
-        res.on("data", (chunk: string) => {
-          buffer += chunk;
-          let split: number;
-          while ((split = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, split);
-            buffer = buffer.slice(split + 2);
-            const fields = Object.fromEntries(
-              block
-                .split("\n")
-                .map((line) => [line.slice(0, line.indexOf(":")), line.slice(line.indexOf(":") + 2)]),
-            ) as Record<string, string>;
-            events.push({ event: fields.event ?? "message", data: fields.data ?? "" });
+        res.on(
+          "data",
+          eventReader((received) => {
+            events.push(received);
             for (const wake of Array.from(waiters)) wake();
-          }
-        });
+          }),
+        );
         res.on("end", () => endedResolve());
         res.on("close", () => endedResolve());
         resolve({
@@ -118,25 +92,10 @@ function openStream(port: number, cookie: string): Promise<Stream> {
   });
 }
 
-/** A fresh account (call 1), with its 12 words. */
-async function newAccount(port: number, tag: string) {
-  const email = `${tag}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const password = `pw-${Math.random().toString(36).slice(2)}`;
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/aml-authentication",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ platform: PLATFORM, email, password, passwordConfirmed: password }),
-  });
-  expect(answer.status).toBe(200);
-  const { twelveWords } = JSON.parse(answer.text) as { twelveWords: string[] };
-  return { email, password, words: twelveWords.join(" ") };
-}
-
 /** Signs the account in through /fast-login; returns the session cookie. */
 async function signIn(port: number, account: { email: string; password: string }) {
   const answer = await raw(port, {
-    path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+    path: fastLoginPath(account),
   });
   expect(answer.headers.location).toBe("/home");
   return cookiesOf(answer);
@@ -144,53 +103,21 @@ async function signIn(port: number, account: { email: string; password: string }
 
 /** Requests a wallet through the API (call 5): a change the stream reports as "wallets". */
 async function requestWallet(port: number, account: { email: string; words: string }, ticker: string) {
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/request-nonbtc-wallet",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({
-      platform: PLATFORM,
-      email: account.email,
-      twelveWords: account.words,
-      request_text: ticker,
-    }),
+  const answer = await rawCall(port, "/request-nonbtc-wallet", {
+    email: account.email,
+    twelveWords: account.words,
+    request_text: ticker,
   });
   expect(answer.status).toBe(200);
 }
 
-/** An operator's command in its own process (npm run ops), as operators run it. */
-async function ops(env: Record<string, string>, ...args: string[]) {
-  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, OPERATOR: "live-events-test", ...env },
-    timeout: 60_000,
-  });
-  return stdout;
-}
-
-const describeBuilt = hasBuild() ? describe : describe.skip;
-const adminUrl = process.env.TEST_DATABASE_URL;
-
-for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
-  describeBuilt(`the event stream (${driver})`, () => {
+describeEachHost(
+  "the event stream ($name)",
+  () => ({ RATE_LIMITS: "off", METRICS_TOKEN }),
+  (each) => {
     let host: RunningHost;
-    let opened: OpenedDatabase | undefined;
-    let opsEnv: Record<string, string>;
-
-    beforeAll(async () => {
-      if (driver === "postgres") {
-        opened = await openTempPostgres(adminUrl ?? "");
-        const databaseUrl = opened.databaseUrl ?? "";
-        host = await startTestHost({ DATABASE_URL: databaseUrl, RATE_LIMITS: "off", METRICS_TOKEN });
-        opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
-      } else {
-        host = await startTestHost({ RATE_LIMITS: "off", METRICS_TOKEN });
-        opsEnv = { DATA_DIR: host.dataDir };
-      }
-    }, 120_000);
-    afterAll(async () => {
-      await host?.close();
-      await opened?.dispose();
+    beforeAll(() => {
+      host = each.host;
     });
 
     test("nobody signed in: 204 (EventSource stops and the page polls); a page visit goes to /", async () => {
@@ -203,8 +130,8 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
     });
 
     test("a wallet request through the API and an operator's message each reach the user's open stream, and only theirs", async () => {
-      const account = await newAccount(host.port, "live");
-      const other = await newAccount(host.port, "other");
+      const account = await createAccount(host.port, "live");
+      const other = await createAccount(host.port, "other");
       const stream = await openStream(host.port, await signIn(host.port, account));
       const otherStream = await openStream(host.port, await signIn(host.port, other));
       try {
@@ -216,12 +143,12 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         await requestWallet(host.port, account, "SOL");
         expect(await stream.next("wallets")).toEqual({ event: "wallets", data: "you" });
 
-        await ops(opsEnv, "message", "--to", account.email, "Please confirm the source of your funds.");
+        await each.ops("message", "--to", account.email, "Please confirm the source of your funds.");
         expect(await stream.next("messages")).toEqual({ event: "messages", data: "you" });
 
         // A message to everyone reaches both, marked as such (clients spread their reaction).
         const before = otherStream.events.length;
-        await ops(opsEnv, "message", "--all", "Maintenance on Sunday.");
+        await each.ops("message", "--all", "Maintenance on Sunday.");
         expect(
           await stream.next("messages", stream.events.findIndex((e) => e.event === "messages") + 1),
         ).toEqual({
@@ -241,7 +168,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
     }, 60_000);
 
     test("a stream whose browser goes away is let go: the open-streams gauge falls back", async () => {
-      const account = await newAccount(host.port, "gone");
+      const account = await createAccount(host.port, "gone");
       const cookie = await signIn(host.port, account);
       const before = await openStreamsGauge(host.port);
       const streams = [await openStream(host.port, cookie), await openStream(host.port, cookie)];
@@ -253,7 +180,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
     }, 60_000);
 
     test("Exit ends the stream ('session-ended'); reconnecting with the old cookie gets 204", async () => {
-      const account = await newAccount(host.port, "exit");
+      const account = await createAccount(host.port, "exit");
       const cookie = await signIn(host.port, account);
       const stream = await openStream(host.port, cookie);
       await stream.next("ready");
@@ -278,45 +205,29 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       });
       expect(again.status).toBe(204);
     }, 60_000);
-  });
-}
+  },
+);
 
-describe.skipIf(!adminUrl || !hasBuild())("two server processes on one PostgreSQL", () => {
+const adminUrl = process.env.TEST_DATABASE_URL;
+
+describe.skipIf(!adminUrl || !built)("two server processes on one PostgreSQL", () => {
   let opened: OpenedDatabase;
   const hosts: HostProcess[] = [];
-  const dirs: string[] = [];
-  const ports = [4700 + Math.floor(Math.random() * 40) * 2];
-  ports.push((ports[0] ?? 0) + 1);
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    for (const port of ports) {
-      const dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-live-"));
-      dirs.push(dataDir);
-      hosts.push(startHostProcess(port, { DATA_DIR: dataDir, DATABASE_URL: opened.databaseUrl }));
-    }
-    for (const port of ports) {
-      for (let i = 0; ; i++) {
-        try {
-          if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
-        } catch {
-          // not up yet
-        }
-        if (i > 300) throw new Error(`the server on ${port} did not start`);
-        await sleep(100);
-      }
-    }
+    const env = processEnv(opened.databaseUrl);
+    hosts.push(await spawnHost({ env }), await spawnHost({ env }));
+    await Promise.all(hosts.map((host) => host.ready()));
   }, 90_000);
   afterAll(async () => {
-    for (const host of hosts) if (host.child.exitCode === null) host.child.kill("SIGTERM");
-    await Promise.all(hosts.map((host) => host.exited));
+    await Promise.all(hosts.map((host) => host.stop()));
     await opened?.dispose();
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
   test("a change made through one process reaches a stream open on the other", async () => {
-    const [a = 0, b = 0] = ports;
-    const account = await newAccount(a, "two");
+    const [a = 0, b = 0] = hosts.map((host) => host.port);
+    const account = await createAccount(a, "two");
     const stream = await openStream(b, await signIn(b, account));
     try {
       expect(stream.status).toBe(200);

@@ -896,7 +896,7 @@ function domainSuite(getDatabase: () => OpenedDatabase) {
   });
 }
 
-describeEachDatabase("database: ", (getDatabase) => {
+describeEachDatabase("database: $name", (getDatabase) => {
   for (const transport of transports) suite(transport, getDatabase);
   senderSuite(getDatabase);
   domainSuite(getDatabase);

@@ -3,28 +3,15 @@
 // credited, its transfer named), so crediting that chain output again is a
 // duplicate, while another output of the same transaction is a new deposit.
 import { randomUUID } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { creditDeposit, walletBalance } from "../../server/backend/domain/ledger.ts";
-import { migrationsBefore, migrationsFolder, targets, type Target } from "./migration-helpers.ts";
+import { describeMigration } from "./migration-helpers.ts";
 
-describe.each(targets)("migration 0010 on $name", (target) => {
-  let opened: Awaited<ReturnType<Target["open"]>>;
-  let before: string;
-
-  beforeAll(async () => {
-    opened = await target.open();
-    before = await migrationsBefore("0010_custody_operations");
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.close();
-    if (before) await rm(before, { recursive: true, force: true });
-  });
-
+describeMigration("migration 0010 on $name", "0010_custody_operations", (migrating) => {
   test("backfills a credited chain_deposits row per earlier deposit; the output stays credited once", async () => {
-    const { db } = opened;
-    await opened.migrate(before);
+    const { db } = migrating;
+    await migrating.migrateBefore();
 
     // Deposits as the code before 0010 wrote them: a ledger transfer with the txid, nothing else.
     const user = randomUUID();
@@ -44,7 +31,7 @@ describe.each(targets)("migration 0010 on $name", (target) => {
       (${first}, 'BTC', ${deposits}, ${account}, 1500, 'deposit', 'tx-old-1', '12.34'),
       (${second}, 'BTC', ${deposits}, ${account}, 25, 'deposit', 'tx-old-2', null)`);
 
-    await opened.migrate(migrationsFolder);
+    await migrating.migrateRest();
 
     const result = await db.execute(sql`select id, coin, txid, output_index::int as output_index, address,
         wallet_id, amount::text as amount, confirmations, status, transfer_id, amount_usd,

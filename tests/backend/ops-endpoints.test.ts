@@ -1,33 +1,24 @@
 // What operators watch (record 021): the health probes and the Prometheus
 // metrics, over real hosts on both databases, scraped and parsed as
 // Prometheus would; the token and the separate port; a cluster's gathering.
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { root, secrets, startHostProcess, type HostProcess } from "./host-process.ts";
-import { hasBuild, PLATFORM, raw, startTestHost, type RunningHost } from "../security/support/host.ts";
+import { raw, rawCall } from "../security/support/http.ts";
+import {
+  TEST_SECRETS,
+  built,
+  freePort,
+  spawnHost,
+  startHost,
+  type HostProcess,
+  type RunningHost,
+} from "../../scripts/host.ts";
+import { describeEachHost, processEnv } from "./host-suite.ts";
 
-const run = promisify(execFile);
 const TOKEN = "metrics-token-0123456789abcdefghijklmnop";
 const adminUrl = process.env.TEST_DATABASE_URL;
-
-/** A free TCP port on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", () => resolve()));
-  const address = probe.address();
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  if (typeof address !== "object" || !address) throw new Error("no port");
-  return address.port;
-}
 
 /** The samples of a Prometheus text exposition: name{labels} → value. */
 function parseScrape(text: string): { types: Map<string, string>; samples: Map<string, number> } {
@@ -43,43 +34,29 @@ function parseScrape(text: string): { types: Map<string, string>; samples: Map<s
   return { types, samples };
 }
 
-async function ops(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
-    cwd: root,
-    env: { PATH: process.env.PATH, OPERATOR: "ops-endpoints-test", ...env },
-    timeout: 60_000,
-  });
-  return stdout;
-}
-
 async function api(port: number, call: string, body: Record<string, unknown>) {
-  const answer = await raw(port, {
-    method: "POST",
-    path: `/api/${call}`,
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ platform: PLATFORM, ...body }),
-  });
+  const answer = await rawCall(port, `/${call}`, body);
   return { status: answer.status, body: JSON.parse(answer.text) as Record<string, unknown> };
 }
 
 describe("configuration", () => {
   test("METRICS_TOKEN of 32+ visible characters; METRICS_PORT not PORT; a cluster's token needs the port", () => {
-    expect(loadConfig({ ...secrets, METRICS_TOKEN: TOKEN, METRICS_PORT: "9464" })).toMatchObject({
+    expect(loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: TOKEN, METRICS_PORT: "9464" })).toMatchObject({
       metricsToken: TOKEN,
       metricsPort: 9464,
       metricsHost: "127.0.0.1",
     });
-    expect(loadConfig({ ...secrets }).metricsToken).toBeUndefined();
-    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: "short" })).toThrow(
+    expect(loadConfig({ ...TEST_SECRETS }).metricsToken).toBeUndefined();
+    expect(() => loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: "short" })).toThrow(
       /METRICS_TOKEN: must be at least 32 characters/u,
     );
-    expect(() => loadConfig({ ...secrets, METRICS_TOKEN: `${TOKEN} x` })).toThrow(ConfigError);
-    expect(() => loadConfig({ ...secrets, PORT: "3000", METRICS_PORT: "3000" })).toThrow(
+    expect(() => loadConfig({ ...TEST_SECRETS, METRICS_TOKEN: `${TOKEN} x` })).toThrow(ConfigError);
+    expect(() => loadConfig({ ...TEST_SECRETS, PORT: "3000", METRICS_PORT: "3000" })).toThrow(
       /METRICS_PORT: must differ from PORT/u,
     );
     expect(() =>
       loadConfig({
-        ...secrets,
+        ...TEST_SECRETS,
         WORKERS: "2",
         DATABASE_URL: "postgres://x@127.0.0.1/y",
         METRICS_TOKEN: TOKEN,
@@ -88,34 +65,25 @@ describe("configuration", () => {
   });
 });
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+/** The metrics port of the host of the describe running now (set as its host starts). */
+let hostMetricsPort: number;
 
-for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
-  describeBuilt(`probes and metrics (${driver})`, () => {
+describeEachHost(
+  "probes and metrics ($name)",
+  async () => {
+    hostMetricsPort = await freePort();
+    return { RATE_LIMITS: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(hostMetricsPort) };
+  },
+  (each) => {
+    const { driver } = each;
     let host: RunningHost;
     let bare: RunningHost;
-    let opened: OpenedDatabase | undefined;
-    let opsEnv: Record<string, string>;
-    let metricsPort: number;
-
     beforeAll(async () => {
-      metricsPort = await freePort();
-      const common = { RATE_LIMITS: "off", METRICS_TOKEN: TOKEN, METRICS_PORT: String(metricsPort) };
-      if (driver === "postgres") {
-        opened = await openTempPostgres(adminUrl ?? "");
-        const databaseUrl = opened.databaseUrl ?? "";
-        host = await startTestHost({ ...common, DATABASE_URL: databaseUrl });
-        opsEnv = { DATABASE_URL: databaseUrl, DATA_DIR: host.dataDir };
-      } else {
-        host = await startTestHost(common);
-        opsEnv = { DATA_DIR: host.dataDir };
-      }
-      bare = await startTestHost({ RATE_LIMITS: "off" });
+      host = each.host;
+      bare = await startHost({ env: { RATE_LIMITS: "off" } });
     }, 120_000);
     afterAll(async () => {
-      await host?.close();
       await bare?.close();
-      await opened?.dispose();
     });
 
     test("/healthz and /readyz answer 200, not cached; no session or CSRF needed", async () => {
@@ -168,7 +136,10 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       }
       // A path a visitor makes up is counted under "other", never under its own label.
       await raw(host.port, { path: "/no-such-page-1234" });
-      const again = await raw(host.port, { path: "/metrics", headers: { authorization: `Bearer ${TOKEN}` } });
+      const again = await raw(host.port, {
+        path: "/metrics",
+        headers: { authorization: `Bearer ${TOKEN}` },
+      });
       expect(again.text).not.toContain("no-such-page-1234");
       expect(again.text).toContain('route="other"');
     });
@@ -184,17 +155,22 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       expect(created.status).toBe(200);
       const words = (created.body.twelveWords as string[]).join(" ");
       expect(
-        (await api(host.port, "request-nonbtc-wallet", { email, twelveWords: words, request_text: "ETH" }))
-          .status,
+        (
+          await api(host.port, "request-nonbtc-wallet", {
+            email,
+            twelveWords: words,
+            request_text: "ETH",
+          })
+        ).status,
       ).toBe(200);
-      const requests = JSON.parse(await ops(opsEnv, "requests", "--json")) as {
+      const requests = JSON.parse(await each.ops("requests", "--json")) as {
         email: string;
         walletId: string;
       }[];
       const walletId = requests.find((r) => r.email === email)?.walletId ?? "";
       // All lower case: a valid address without an EIP-55 checksum.
-      await ops(opsEnv, "issue-address", walletId, `0x${"ab".repeat(20)}`);
-      await ops(opsEnv, "credit", walletId, "2", `0x${"cd".repeat(32)}`);
+      await each.ops("issue-address", walletId, `0x${"ab".repeat(20)}`);
+      await each.ops("credit", walletId, "2", `0x${"cd".repeat(32)}`);
       const sent = await api(host.port, "request-transaction", {
         email,
         twelveWords: words,
@@ -204,7 +180,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
       });
       expect(sent.status).toBe(200);
 
-      const scrape = await raw(metricsPort, { path: "/metrics" });
+      const scrape = await raw(hostMetricsPort, { path: "/metrics" });
       expect(scrape.status).toBe(200);
       const { samples } = parseScrape(scrape.text);
       expect(samples.get('coinkeep_sends{status="pending"}')).toBe(1);
@@ -217,7 +193,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
           'coinkeep_http_requests_total{route="/api/request-transaction",method="POST",status="200"}',
         ),
       ).toBe(1);
-      expect((await raw(metricsPort, { path: "/healthz" })).status).toBe(404);
+      expect((await raw(hostMetricsPort, { path: "/healthz" })).status).toBe(404);
     }, 120_000);
 
     test("without METRICS_TOKEN or METRICS_PORT nothing is served at /metrics (an unknown path: to /)", async () => {
@@ -236,7 +212,7 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         const dropper = new pg.Client({ connectionString: adminUrl });
         await dropper.connect();
         try {
-          const name = new URL(opened?.databaseUrl ?? "").pathname.slice(1);
+          const name = new URL(each.opened?.databaseUrl ?? "").pathname.slice(1);
           await dropper.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
         } finally {
           await dropper.end();
@@ -247,51 +223,39 @@ for (const driver of ["pglite", ...(adminUrl ? ["postgres"] : [])] as const) {
         expect((await raw(host.port, { path: "/healthz" })).status).toBe(200);
       },
     );
-  });
-}
+  },
+);
 
-describe.skipIf(!adminUrl || !hasBuild())("a cluster's metrics (WORKERS=2)", () => {
+describe.skipIf(!adminUrl || !built)("a cluster's metrics (WORKERS=2)", () => {
   let opened: OpenedDatabase;
   let host: HostProcess;
-  let dataDir: string;
   let port: number;
   let metricsPort: number;
   const scrapesWhileStarting: number[] = [];
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-metrics-"));
-    port = await freePort();
     metricsPort = await freePort();
-    host = startHostProcess(port, {
-      DATA_DIR: dataDir,
-      DATABASE_URL: opened.databaseUrl,
-      WORKERS: "2",
-      METRICS_PORT: String(metricsPort),
+    host = await spawnHost({
+      env: { ...processEnv(opened.databaseUrl, 2), METRICS_PORT: String(metricsPort) },
     });
+    port = host.port;
     // Scraped from the moment the metrics port opens while the workers load: a worker still
     // loading has served nothing and must not hold the scrape up (it once timed out to 503).
-    for (let i = 0; ; i++) {
-      try {
-        const scrape = await raw(metricsPort, { path: "/metrics" });
-        scrapesWhileStarting.push(scrape.status);
-      } catch {
-        // the primary's metrics port is not open yet
-      }
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/login`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 300) throw new Error("the server did not start");
-      await sleep(100);
-    }
+    await host.ready({
+      async whileWaiting() {
+        try {
+          const scrape = await raw(metricsPort, { path: "/metrics" });
+          scrapesWhileStarting.push(scrape.status);
+        } catch {
+          // the primary's metrics port is not open yet
+        }
+      },
+    });
   }, 90_000);
   afterAll(async () => {
-    if (host.child.exitCode === null) host.child.kill("SIGTERM");
-    await host.exited;
+    await host?.stop();
     await opened?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("scrapes while the workers start answer 200", () => {

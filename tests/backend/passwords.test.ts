@@ -7,7 +7,7 @@
 // working and are moved to the normalised form at their next sign-in.
 import * as argon2 from "@node-rs/argon2";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { beforeAll, expect, test, vi } from "vitest";
 import { ANSWERS, REFUSALS } from "../../common/contract/refusals.ts";
 import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -24,15 +24,8 @@ import {
   phraseHmac,
 } from "../../server/backend/domain/crypto.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
-import {
-  BACKEND_SECRET,
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  post,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, PLATFORM, createTestHandler, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase, type Answer } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (the timing test below counts them).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -46,11 +39,6 @@ const NFD = "cafe\u0301 u\u0308ber-Passwo\u0308rd";
 /** ASCII digits, and the same digits full-width (an East Asian input method); NFKC maps these to those. */
 const ASCII_DIGITS = "pin 2468 \u00e9t\u00e9";
 const FULLWIDTH_DIGITS = "pin \uff12\uff14\uff16\uff18 \u00e9t\u00e9";
-
-interface Answer {
-  status: number;
-  body: Record<string, unknown>;
-}
 
 const WRONG_PASSWORD: Answer = {
   status: 401,
@@ -73,41 +61,29 @@ const invalid = (path: string, message: string): Answer => ({
   },
 });
 
-describe.each(databaseTargets())("password normalisation on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("password normalisation on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let api: ApiHandler;
   let ctx: AccountsContext;
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+  beforeAll(() => {
+    db = getDatabase().database.db;
     api = createTestHandler(db);
     ctx = { db, keys: deriveServerKeys(BACKEND_SECRET) };
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
-  async function call(path: string, body: Record<string, unknown>, handler = api): Promise<Answer> {
-    const response = await handler(
-      post(`/api/${path}`, JSON.stringify({ platform: PLATFORM, ...body }), {
-        "content-type": "application/json",
-        "x-coinkeep-client-ip": "198.51.100.40",
-      }),
-    );
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
+  const call = (path: string, body: Record<string, unknown>, handler = api) =>
+    callApi(handler, path, body, { ip: "198.51.100.40" });
 
   async function signUp(password: string, confirmation = password) {
     const email = uniqueEmail("nfkc");
-    const created = await call("aml-authentication", { email, password, passwordConfirmed: confirmation });
+    const created = await call("/aml-authentication", { email, password, passwordConfirmed: confirmation });
     expect(created.status).toBe(200);
     return { email, words: (created.body.twelveWords as string[]).join(" ") };
   }
 
   const signIn = (email: string, password: string, extra: Record<string, unknown> = {}) =>
-    call("aml-authorization", { email, password, ...extra });
+    call("/aml-authorization", { email, password, ...extra });
 
   const storedRow = async (email: string) => {
     const [row] = await db.select().from(users).where(eq(users.email, email));
@@ -171,7 +147,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     expect(await signIn(account.email, NFC)).toEqual(loggedIn(account.email, account.words));
     // Restore's new password (call 11), typed decomposed, confirmed composed.
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: account.email,
         twelveWords: account.words,
         password: FULLWIDTH_DIGITS,
@@ -183,7 +159,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     expect(await signIn(account.email, NFC)).toEqual(WRONG_PASSWORD);
     // Really different passwords are still refused with the spec's text.
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: account.email,
         twelveWords: account.words,
         password: NFC,
@@ -198,7 +174,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
       },
     });
     expect(
-      await call("aml-authentication", {
+      await call("/aml-authentication", {
         email: uniqueEmail("mismatch"),
         password: ASCII_DIGITS,
         passwordConfirmed: "pin 2469 \u00e9t\u00e9",
@@ -264,7 +240,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
   test("a legacy account restored with a new password gets the normalised form", async () => {
     const legacy = await legacyAccount(NFD);
     expect(
-      await call("aml-client-change-password", {
+      await call("/aml-client-change-password", {
         email: legacy.email,
         twelveWords: legacy.words,
         password: FULLWIDTH_DIGITS,
@@ -297,7 +273,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
   test("the length and emptiness rules are judged on what was sent; their messages are unchanged", async () => {
     const email = uniqueEmail("rules");
     expect(await signIn(email, "")).toEqual(invalid("password", "Must not be empty."));
-    expect(await call("aml-authentication", { email, password: "", passwordConfirmed: "" })).toEqual({
+    expect(await call("/aml-authentication", { email, password: "", passwordConfirmed: "" })).toEqual({
       status: 400,
       body: {
         success: false,
@@ -357,7 +333,7 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
     });
     const email = uniqueEmail("limited");
     const created = await call(
-      "aml-authentication",
+      "/aml-authentication",
       { email, password: NFC, passwordConfirmed: NFC },
       limited,
     );
@@ -370,5 +346,5 @@ describe.each(databaseTargets())("password normalisation on $name", (target) => 
   });
 
   const signInWith = (handler: ApiHandler, email: string, password: string) =>
-    call("aml-authorization", { email, password }, handler);
+    call("/aml-authorization", { email, password }, handler);
 });

@@ -1,28 +1,23 @@
 // The embedded database and the event loop (record 036): PGlite's queries take
 // turns with the loop's I/O, and the process that holds it runs the vacuum
 // PGlite's missing autovacuum would.
-import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer, connect, type AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDatabase, type Database } from "../../server/backend/db/index.ts";
-import { pgliteTemplate } from "./helpers.ts";
+import { freshDataDir, type DataDir } from "../../scripts/host.ts";
 
 let database: Database;
-let dataDir: string;
+let data: DataDir;
 
 beforeAll(async () => {
-  dataDir = path.join(mkdtempSync(path.join(tmpdir(), "coinkeep-turns-")), "data");
-  const seed = await pgliteTemplate();
-  if (seed) cpSync(seed, path.join(dataDir, "pglite"), { recursive: true });
-  database = await openDatabase({ dataDir });
+  data = await freshDataDir("coinkeep-turns-");
+  database = await openDatabase({ dataDir: data.dataDir });
 }, 120_000);
 
 afterAll(async () => {
   await database?.close();
-  rmSync(path.dirname(dataDir), { recursive: true, force: true });
+  await data?.remove();
 });
 
 const rowsOf = <T>(result: unknown) => (result as { rows: T[] }).rows;

@@ -3,21 +3,14 @@
 // requests really run in parallel over a pool of connections). The clock of
 // the limits is the test's, so a 15-minute backoff takes no time.
 import * as argon2 from "@node-rs/argon2";
-import { afterAll, beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
+import { beforeAll, beforeEach, describe, expect, test, vi } from "vitest";
 import { REFUSALS, tooManyAttempts } from "../../common/contract/refusals.ts";
 import { createApiHandler, type ApiHandler } from "../../server/backend/api/handler.ts";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../../server/backend/domain/rate-limits.ts";
-import {
-  BACKEND_SECRET,
-  PLATFORM,
-  TEST_USD_PRICES,
-  databaseTargets,
-  post,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { BACKEND_SECRET, PLATFORM, TEST_USD_PRICES, uniqueEmail } from "./helpers.ts";
+import { callApi, describeEachDatabase, type ApiAnswer, type ApiFetch } from "./api-suite.ts";
 
 // Every argon2 verification goes through this spy (timing equalisation below).
 vi.mock("@node-rs/argon2", async (importOriginal) => {
@@ -28,15 +21,11 @@ vi.mock("@node-rs/argon2", async (importOriginal) => {
 /** Twelve words that are nobody's phrase. */
 const WRONG_WORDS = Array.from({ length: 12 }, () => "abandon").join(" ");
 
-interface Answer {
-  status: number;
-  retryAfter: string | null;
-  body: Record<string, unknown>;
-}
+const retryAfter = (answer: ApiAnswer) => answer.headers.get("retry-after");
 
-function expectWait(answer: Answer, seconds: number) {
+function expectWait(answer: ApiAnswer, seconds: number) {
   expect(answer.status).toBe(429);
-  expect(answer.retryAfter).toBe(String(seconds));
+  expect(retryAfter(answer)).toBe(String(seconds));
   expect(answer.body).toEqual({
     success: false,
     code: "too_many_attempts",
@@ -44,20 +33,15 @@ function expectWait(answer: Answer, seconds: number) {
   });
 }
 
-describe.each(databaseTargets())("rate limits on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("rate limits on $name", { openTimeout: 60_000 }, (getDatabase) => {
   let db: AppDb;
   let clock: Date;
   const advance = (ms: number) => {
     clock = new Date(clock.getTime() + ms);
   };
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = getDatabase().database.db;
   });
   beforeEach(() => {
     clock = new Date("2026-11-21T12:00:00.000Z");
@@ -80,19 +64,8 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
   });
 
   /** A call as our web tier makes it: in-process, with the visitor's address forwarded. */
-  async function call(path: string, body: Record<string, unknown>, ip: string, h = handler): Promise<Answer> {
-    const response = await h(
-      post(`/api${path}`, JSON.stringify({ platform: PLATFORM, ...body }), {
-        "content-type": "application/json",
-        "x-coinkeep-client-ip": ip,
-      }),
-    );
-    return {
-      status: response.status,
-      retryAfter: response.headers.get("retry-after"),
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  }
+  const call = (path: string, body: Record<string, unknown>, ip: string, h = handler) =>
+    callApi(h, path, body, { ip });
 
   async function newUser(ip = "198.51.100.1", h = handler) {
     const email = uniqueEmail("limits");
@@ -133,7 +106,7 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     for (let failure = 6; failure <= 17; failure++) {
       const refused = await login(user.email, "wrong", ip);
       expect(refused.status).toBe(429);
-      const seconds = Number(refused.retryAfter);
+      const seconds = Number(retryAfter(refused));
       waits.push(seconds);
       advance(seconds * 1_000 - 1);
       expect((await login(user.email, "wrong", ip)).status).toBe(429);
@@ -153,7 +126,7 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     }
     const blocked = await login(uniqueEmail("spray"), "guess", attacker, h);
     expect(blocked.status).toBe(429);
-    expect(Number(blocked.retryAfter)).toBe(15 * 60);
+    expect(Number(retryAfter(blocked))).toBe(15 * 60);
     // …and its phrase checks are refused too (one window for failed credential checks).
     expect(
       (await call("/check-if-logged-in", { email: victim.email, twelveWords: WRONG_WORDS }, attacker, h))
@@ -185,7 +158,7 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     }
     const locked = await login(victim.email, victim.password, "198.51.100.4");
     expect(locked.status).toBe(423);
-    expect(locked.retryAfter).toBeNull();
+    expect(retryAfter(locked)).toBeNull();
     expect(locked.body).toEqual({
       success: false,
       code: "account_locked",
@@ -336,40 +309,35 @@ describe.each(databaseTargets())("rate limits on $name", (target) => {
     expect((await contact("from another address", "198.51.100.9")).status).toBe(200);
   });
 
+  /**
+   * A new user's wrong password seven times from a connection at `address`,
+   * each naming another forwarded address (192.0.2.<first + i>): the statuses.
+   */
+  async function forgedRotation(address: string, first: number): Promise<number[]> {
+    const user = await newUser();
+    const fromConnection: ApiFetch = (request) => handler(request, { address });
+    const statuses: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const answer = await callApi(
+        fromConnection,
+        "/aml-authorization",
+        { email: user.email, password: "wrong" },
+        { ip: `192.0.2.${first + i}` },
+      );
+      statuses.push(answer.status);
+    }
+    return statuses;
+  }
+
   test("an address the handler does not believe is not the one counted", async () => {
     // Over a non-loopback connection X-Coinkeep-Client-Ip is ignored: rotating it does not escape the backoff.
-    const user = await newUser();
-    const ask = (fakeIp: string) =>
-      handler(
-        post(
-          "/api/aml-authorization",
-          JSON.stringify({ platform: PLATFORM, email: user.email, password: "wrong" }),
-          {
-            "content-type": "application/json",
-            "x-coinkeep-client-ip": fakeIp,
-          },
-        ),
-        { address: "203.0.113.80" },
-      );
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await ask(`192.0.2.${200 + i}`)).status);
+    const statuses = await forgedRotation("203.0.113.80", 200);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 
   test("a loopback connection that is not a configured web tier is counted by its own address (issue 12)", async () => {
     // Any local process can connect over loopback: rotating a forged X-Coinkeep-Client-Ip must not escape.
-    const user = await newUser();
-    const ask = (fakeIp: string) =>
-      handler(
-        post(
-          "/api/aml-authorization",
-          JSON.stringify({ platform: PLATFORM, email: user.email, password: "wrong" }),
-          { "content-type": "application/json", "x-coinkeep-client-ip": fakeIp },
-        ),
-        { address: "127.0.0.1" },
-      );
-    const statuses: number[] = [];
-    for (let i = 0; i < 7; i++) statuses.push((await ask(`192.0.2.${100 + i}`)).status);
+    const statuses = await forgedRotation("127.0.0.1", 100);
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
   });
 

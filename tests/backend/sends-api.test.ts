@@ -3,15 +3,14 @@
 // each refusal is followed by a look at the withdrawals and the balances.
 import { randomBytes } from "node:crypto";
 import { count, eq } from "drizzle-orm";
-import { describe, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { TICKERS, type Ticker } from "../../common/coins.ts";
-import { sendRequests, withdrawals } from "../../server/backend/db/schema.ts";
+import { sendRequests } from "../../server/backend/db/schema.ts";
 import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
-import { creditDeposit, postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { connectApi, describeEachDatabaseAndTransport } from "./api-suite.ts";
-import { randomAddress, type OpenedDatabase, type Transport } from "./helpers.ts";
+import { postWithdrawal, voidWithdrawal } from "../../server/backend/domain/ledger.ts";
+import { requestWallet } from "../../server/backend/domain/wallets.ts";
+import { describeEachDatabaseAndTransport, refusedAnswer, type Api } from "./api-suite.ts";
+import { randomAddress, fundedWallet, sendCount } from "./helpers.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -40,403 +39,338 @@ function mistyped(address: string): string {
   return `${address.slice(0, i)}${replacement}${address.slice(i + 1)}`;
 }
 
-function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
-  describe(`transport: ${transport.name}`, () => {
-    const api = connectApi(transport, getDatabase);
-    /** A call, with the answer's headers (idempotent replays say so in one). */
-    async function call(path: string, body: Record<string, unknown>) {
-      const response = await api.respond(path, body);
-      return {
-        status: response.status,
-        body: (await response.json()) as Record<string, unknown>,
-        headers: response.headers,
-      };
-    }
-    const newAccount = () => api.newAccount("sends");
-    type Account = Awaited<ReturnType<typeof newAccount>>;
+function suite(api: Api) {
+  const { call } = api;
+  const newAccount = () => api.newAccount("sends");
+  type Account = Awaited<ReturnType<typeof newAccount>>;
 
-    /** A wallet of the coin with an address and, when given, a deposit (decimal text). */
-    async function fundedWallet(
-      account: Account,
-      coin: Ticker,
-      deposit?: string,
-      address = randomAddress(coin),
-    ) {
-      const requested = await requestWallet(api.db, account.userId, coin);
-      if (!requested.ok) throw new Error("wallet request failed");
-      // As the operator command does: the canonical form is stored.
-      const checked = validateAddress(coin, address);
-      if (!checked.ok) throw new Error(checked.reason);
-      const issued = await issueAddress(api.db, requested.wallet.id, checked.address);
-      if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
-      if (deposit !== undefined) {
-        const amount = parseAmount(coin, deposit);
-        if (!amount.ok) throw new Error(amount.reason);
-        const credited = await creditDeposit(api.db, {
-          walletId: requested.wallet.id,
-          units: amount.units,
-          externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-        });
-        if (!credited.ok) throw new Error("credit failed");
-      }
-      return requested.wallet.id;
-    }
+  /** A wallet of the coin with an address and, when given, a deposit (decimal text). */
+  const walletOf = async (account: Account, coin: Ticker, deposit?: string) =>
+    (await fundedWallet(api.db, account.userId, coin, { deposit })).walletId;
 
-    /** A user with 1.5 ETH on a wallet of their own address. */
-    async function ethHolder() {
-      const account = await newAccount();
-      const address = randomAddress("ETH");
-      const walletId = await fundedWallet(account, "ETH", "1.5", address);
-      return { account, walletId, address };
-    }
+  /** A user with 1.5 ETH on a wallet of their own address. */
+  async function ethHolder() {
+    const account = await newAccount();
+    const address = randomAddress("ETH");
+    const { walletId } = await fundedWallet(api.db, account.userId, "ETH", { deposit: "1.5", address });
+    return { account, walletId, address };
+  }
 
-    function send(account: Account, walletId: string, fields: Record<string, unknown> = {}) {
-      return call("/request-transaction", {
-        email: account.email,
-        twelveWords: account.twelveWords,
-        amount: "0.5",
-        amount_in_usd: "1500.25",
-        receiver_wallet_address: DESTINATION,
-        wallet_id: walletId,
-        ...fields,
-      });
-    }
+  function send(account: Account, walletId: string, fields: Record<string, unknown> = {}) {
+    return call("/request-transaction", {
+      email: account.email,
+      twelveWords: account.twelveWords,
+      amount: "0.5",
+      amount_in_usd: "1500.25",
+      receiver_wallet_address: DESTINATION,
+      wallet_id: walletId,
+      ...fields,
+    });
+  }
 
-    async function balances(account: Account) {
-      const answer = await call("/aml-client-balances", {
-        email: account.email,
-        twelveWords: account.twelveWords,
-      });
-      expect(answer.status).toBe(200);
-      return answer.body as {
-        balances: Record<string, string>;
-        transactions: { id: string; status: string; amount_in_crypto: string; amount_in_dollar: string }[];
-      };
-    }
+  const { balances } = api;
+  const sendsOf = (walletId: string) => sendCount(api.db, walletId);
+  /** The refusal left the wallet as it was: no send, the same balance. */
+  const expectUntouched = (account: Account, walletId: string, balance = "1.5") =>
+    api.expectUntouched(account, walletId, balance);
 
-    async function sendsOf(walletId: string): Promise<number> {
-      const rows = await api.db
-        .select({ n: count() })
-        .from(withdrawals)
-        .where(eq(withdrawals.walletId, walletId));
-      return rows[0]?.n ?? 0;
-    }
-
-    /** The refusal left the wallet as it was: no send, the same balance. */
-    async function expectUntouched(account: Account, walletId: string, balance = "1.5") {
-      expect(await sendsOf(walletId)).toBe(0);
-      expect((await balances(account)).balances[walletId]).toBe(balance);
-    }
-
-    test("a send holds the amount at once: pending, priced by the server, listed by call 4", async () => {
-      const { account, walletId } = await ethHolder();
-      const answer = await send(account, walletId, { amount_in_usd: "999999" });
-      expect(answer.status).toBe(200);
-      expect(answer.headers.get("idempotent-replayed")).toBeNull();
-      const transaction = answer.body.transaction as Record<string, unknown>;
-      expect(answer.body).toEqual({ success: true, message: "Transaction requested.", transaction });
-      expect(transaction).toEqual({
-        id: expect.stringMatching(UUID),
-        date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-        wallet_id: walletId,
-        recipient_wallet: DESTINATION_CANONICAL,
-        amount_in_crypto: "0.5",
-        // 0.5 × 3000.5 by the server's price; the client's 999999 is ignored.
-        amount_in_dollar: "1500.25",
-        transaction_crypto: "ETH",
-        status: "pending",
-      });
-
-      const after = await balances(account);
-      expect(after.balances[walletId]).toBe("1");
-      expect(after.transactions[0]).toEqual({
-        id: transaction.id,
-        date: transaction.date,
-        wallet_id: walletId,
-        recipient_wallet: DESTINATION_CANONICAL,
-        amount_in_crypto: "0.5",
-        amount_in_dollar: "1500.25",
-        transaction_id: transaction.id,
-        transaction_crypto: "ETH",
-        status: "pending",
-      });
+  test("a send holds the amount at once: pending, priced by the server, listed by call 4", async () => {
+    const { account, walletId } = await ethHolder();
+    const answer = await send(account, walletId, { amount_in_usd: "999999" });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("idempotent-replayed")).toBeNull();
+    const transaction = answer.body.transaction as Record<string, unknown>;
+    expect(answer.body).toEqual({ success: true, message: "Transaction requested.", transaction });
+    expect(transaction).toEqual({
+      id: expect.stringMatching(UUID),
+      date: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      wallet_id: walletId,
+      recipient_wallet: DESTINATION_CANONICAL,
+      amount_in_crypto: "0.5",
+      // 0.5 × 3000.5 by the server's price; the client's 999999 is ignored.
+      amount_in_dollar: "1500.25",
+      transaction_crypto: "ETH",
+      status: "pending",
     });
 
-    test("'Insufficient balance.' when the available balance is short, held sends included", async () => {
-      const { account, walletId } = await ethHolder();
-      expect(await send(account, walletId, { amount: "2" })).toMatchObject({
-        status: 422,
-        body: { success: false, code: "insufficient_balance", message: "Insufficient balance." },
-      });
-      await expectUntouched(account, walletId);
-      expect((await send(account, walletId, { amount: "1" })).status).toBe(200);
-      // 0.5 + 1 would be 1.5 in all, but 1 is already held: 0.5001 is too much.
-      expect((await send(account, walletId, { amount: "0.5001" })).body.message).toBe(
-        "Insufficient balance.",
-      );
-      expect((await send(account, walletId, { amount: "0.5" })).status).toBe(200);
-      expect((await balances(account)).balances[walletId]).toBe("0");
-      expect((await send(account, walletId, { amount: "0.0001" })).status).toBe(422);
+    const after = await balances(account);
+    expect(after.balances[walletId]).toBe("1");
+    expect(after.transactions[0]).toEqual({
+      id: transaction.id,
+      date: transaction.date,
+      wallet_id: walletId,
+      recipient_wallet: DESTINATION_CANONICAL,
+      amount_in_crypto: "0.5",
+      amount_in_dollar: "1500.25",
+      transaction_id: transaction.id,
+      transaction_crypto: "ETH",
+      status: "pending",
     });
+  });
 
-    test.each([
-      ["negative", "-1", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["negative number", -1, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["zero", "0", "Invalid amount: Amount must be greater than zero."],
-      ["zero with decimals", "0.0000", "Invalid amount: Amount must be greater than zero."],
-      ["zero number", 0, "Invalid amount: Amount must be greater than zero."],
-      ["exponent", "1e-3", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["exponent number", 1e-7, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["huge number", 1e21, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["NaN", "NaN", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["Infinity", "Infinity", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["5 decimals", "0.00001", "Invalid amount: At most 4 decimals for ETH."],
-      ["5 decimals number", 0.12345, "Invalid amount: At most 4 decimals for ETH."],
-      ["huge", "1".repeat(31), "Invalid amount: Amount is too large (at most 30 digits before the dot)."],
-      ["non-numeric", "abc", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["empty", "", "Invalid amount: Enter an amount."],
-      ["spaces", " 1", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["comma", "1,5", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["two dots", "1.2.3", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["a lone dot", ".", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-      ["hex", "0x10", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
-    ])("a bad amount (%s) is refused with what is wrong", async (_name, amount, message) => {
-      const { account, walletId } = await ethHolder();
-      expect(await send(account, walletId, { amount })).toMatchObject({
-        status: 400,
-        body: { success: false, code: "invalid_amount", message },
-      });
-      await expectUntouched(account, walletId);
-    });
-
-    test.each([
-      ["boolean", true],
-      ["null", null],
-      ["object", { value: "1" }],
-      ["array", ["1"]],
-      ["missing", undefined],
-    ])("an amount of the wrong type (%s) is an invalid request", async (_name, amount) => {
-      const { account, walletId } = await ethHolder();
-      const answer = await send(account, walletId, { amount });
-      expect(answer.status).toBe(400);
-      expect(answer.body.message).toBe("Invalid request.");
-      expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual(["amount"]);
-      await expectUntouched(account, walletId);
-    });
-
-    test("amounts: a JSON number, trailing zeros and a leading dot are fine; 4 decimals at most", async () => {
-      const { account, walletId } = await ethHolder();
-      expect((await send(account, walletId, { amount: 0.25 })).body.transaction).toMatchObject({
-        amount_in_crypto: "0.25",
-      });
-      expect((await send(account, walletId, { amount: "0.100000" })).body.transaction).toMatchObject({
-        amount_in_crypto: "0.1",
-      });
-      expect((await send(account, walletId, { amount: ".0001" })).body.transaction).toMatchObject({
-        amount_in_crypto: "0.0001",
-        amount_in_dollar: "0.3",
-      });
-      expect((await balances(account)).balances[walletId]).toBe("1.1499");
-    });
-
-    test("another user's wallet is answered exactly as a wallet that does not exist", async () => {
-      const victim = await ethHolder();
-      const caller = await newAccount();
-      const foreign = await send(caller, victim.walletId);
-      const missing = await send(caller, "6f1b1a52-27c6-4b1c-9d1f-0c7f7f0e9a11");
-      const malformed = await send(caller, "not-a-wallet");
-      for (const answer of [foreign, missing, malformed]) {
-        expect(answer.status).toBe(404);
-        expect(answer.body).toEqual({
-          success: false,
-          code: "wallet_not_found",
-          message: "Wallet not found.",
-        });
-      }
-      await expectUntouched(victim.account, victim.walletId);
-    });
-
-    test("a wallet still waiting for its address cannot send", async () => {
-      const account = await newAccount();
-      const requested = await requestWallet(api.db, account.userId, "ETH");
-      if (!requested.ok) throw new Error("request failed");
-      expect(await send(account, requested.wallet.id)).toMatchObject({
-        status: 409,
-        body: { success: false, code: "wallet_has_no_address", message: "This wallet has no address yet." },
-      });
-      expect(await sendsOf(requested.wallet.id)).toBe(0);
-    });
-
-    test("wrong credentials: 401 and nothing sent", async () => {
-      const { account, walletId } = await ethHolder();
-      const other = await newAccount();
-      expect(await send({ ...account, twelveWords: other.twelveWords }, walletId)).toMatchObject({
-        status: 401,
-        body: { success: false, code: "invalid_credentials", message: "Invalid credentials." },
-      });
-      await expectUntouched(account, walletId);
-    });
-
-    test("the wallet's own address is refused, in any spelling", async () => {
-      const { account, walletId, address: own } = await ethHolder();
-      const canonical = validateAddress("ETH", own);
-      if (!canonical.ok) throw new Error(canonical.reason);
-      for (const address of [own, canonical.address, ` ${canonical.address} `]) {
-        expect(await send(account, walletId, { receiver_wallet_address: address })).toMatchObject({
-          status: 400,
-          body: {
-            success: false,
-            code: "own_address",
-            message: "You cannot send to this wallet's own address.",
-          },
-        });
-      }
-      await expectUntouched(account, walletId);
-    });
-
-    test("a bad destination is refused for every coin: mistyped, another coin's, junk", async () => {
-      const account = await newAccount();
-      for (const coin of TICKERS) {
-        const walletId = await fundedWallet(account, coin, "10");
-        const otherCoin = coin === "BTC" ? VALID.XRP : VALID.BTC;
-        // Solana addresses carry no checksum: a mistyped one of the right length is a valid
-        // address (decision record 009); one character short is not.
-        const typo = coin === "SOL" ? VALID.SOL.slice(0, -1) : mistyped(VALID[coin]);
-        for (const address of [typo, otherCoin, "junk", ""]) {
-          const answer = await send(account, walletId, { receiver_wallet_address: address, amount: "1" });
-          expect(answer.status, `${coin} → ${address}`).toBe(400);
-          expect(answer.body.success).toBe(false);
-          expect(answer.body.message, `${coin} → ${address}`).toMatch(/address/i);
-        }
-        expect(await sendsOf(walletId)).toBe(0);
-      }
-      // Nothing was held on any of the nine wallets.
-      const all = (await balances(account)).balances;
-      expect(Object.values(all)).toEqual(TICKERS.map(() => "10"));
-    });
-
-    test("a BTC send to another valid BTC address goes through", async () => {
-      const account = await newAccount();
-      const walletId = await fundedWallet(account, "BTC", "0.01");
-      const answer = await send(account, walletId, {
-        amount: "0.0025",
-        receiver_wallet_address: "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g",
-      });
-      expect(answer.status).toBe(200);
-      expect(answer.body.transaction).toMatchObject({ amount_in_crypto: "0.0025", amount_in_dollar: "150" });
-    });
-
-    test("idempotency: the same key again answers the first answer and creates nothing", async () => {
-      const { account, walletId } = await ethHolder();
-      const key = `key-${randomBytes(12).toString("hex")}`;
-      const first = await send(account, walletId, { idempotency_key: key });
-      expect(first.status).toBe(200);
-      const again = await send(account, walletId, { idempotency_key: key });
-      expect(again.status).toBe(200);
-      expect(again.body).toEqual(first.body);
-      expect(again.headers.get("idempotent-replayed")).toBe("true");
-      // The address spelled differently and the amount with a trailing zero are the same request.
-      const spelled = await send(account, walletId, {
-        idempotency_key: key,
-        amount: "0.50",
-        receiver_wallet_address: DESTINATION_CANONICAL,
-        amount_in_usd: "1",
-      });
-      expect(spelled.body).toEqual(first.body);
-      expect(await sendsOf(walletId)).toBe(1);
-      expect((await balances(account)).balances[walletId]).toBe("1");
-
-      // The same key for a different request (amount, or destination) is refused, and creates nothing.
-      for (const change of [{ amount: "0.4" }, { receiver_wallet_address: `0x${"ab".repeat(20)}` }]) {
-        expect(await send(account, walletId, { idempotency_key: key, ...change })).toMatchObject({
-          status: 409,
-          body: {
-            success: false,
-            code: "idempotency_conflict",
-            message: "This idempotency key was already used for a different transaction.",
-          },
-        });
-      }
-      expect(await sendsOf(walletId)).toBe(1);
-      expect((await balances(account)).balances[walletId]).toBe("1");
-
-      // A new key is a new send.
-      expect((await send(account, walletId, { idempotency_key: `${key}-2` })).status).toBe(200);
-      expect(await sendsOf(walletId)).toBe(2);
-    });
-
-    test("idempotency: keys are the caller's own, and a refused request leaves its key free", async () => {
-      const a = await ethHolder();
-      const b = await ethHolder();
-      const key = `shared-${randomBytes(12).toString("hex")}`;
-      expect((await send(a.account, a.walletId, { idempotency_key: key })).status).toBe(200);
-      // Another user with the same key sends their own coins.
-      const other = await send(b.account, b.walletId, { idempotency_key: key });
-      expect(other.status).toBe(200);
-      expect(other.headers.get("idempotent-replayed")).toBeNull();
-
-      const fresh = `retry-${randomBytes(12).toString("hex")}`;
-      expect((await send(a.account, a.walletId, { idempotency_key: fresh, amount: "5" })).status).toBe(422);
-      const corrected = await send(a.account, a.walletId, { idempotency_key: fresh, amount: "0.25" });
-      expect(corrected.status).toBe(200);
-      expect(await sendsOf(a.walletId)).toBe(2);
-      const keys = await api.db
-        .select({ n: count() })
-        .from(sendRequests)
-        .where(eq(sendRequests.userId, a.account.userId));
-      expect(keys[0]?.n).toBe(2);
-    });
-
-    test("idempotency: the same key sent five times at once makes one send", async () => {
-      const { account, walletId } = await ethHolder();
-      const key = `burst-${randomBytes(12).toString("hex")}`;
-      const answers = await Promise.all(
-        Array.from({ length: 5 }, () => send(account, walletId, { idempotency_key: key, amount: "1" })),
-      );
-      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
-      const ids = new Set(answers.map((a) => (a.body.transaction as { id: string }).id));
-      expect(ids.size).toBe(1);
-      expect(await sendsOf(walletId)).toBe(1);
-      expect((await balances(account)).balances[walletId]).toBe("0.5");
-    });
-
-    test.each([["short"], ["has spaces in it ok"], ["x".repeat(129)], ["ключ-ключ-ключ-ключ"]])(
-      "a malformed idempotency key (%s) is an invalid request",
-      async (key) => {
-        const { account, walletId } = await ethHolder();
-        const answer = await send(account, walletId, { idempotency_key: key });
-        expect(answer.status).toBe(400);
-        expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual(["idempotency_key"]);
-        await expectUntouched(account, walletId);
-      },
+  test("'Insufficient balance.' when the available balance is short, held sends included", async () => {
+    const { account, walletId } = await ethHolder();
+    expect(await send(account, walletId, { amount: "2" })).toMatchObject(
+      refusedAnswer(422, "insufficient_balance", "Insufficient balance."),
     );
+    await expectUntouched(account, walletId);
+    expect((await send(account, walletId, { amount: "1" })).status).toBe(200);
+    // 0.5 + 1 would be 1.5 in all, but 1 is already held: 0.5001 is too much.
+    expect((await send(account, walletId, { amount: "0.5001" })).body.message).toBe("Insufficient balance.");
+    expect((await send(account, walletId, { amount: "0.5" })).status).toBe(200);
+    expect((await balances(account)).balances[walletId]).toBe("0");
+    expect((await send(account, walletId, { amount: "0.0001" })).status).toBe(422);
+  });
 
-    test("approve and decline resolve a send once: Confirmed keeps the funds out, Declined returns them exactly", async () => {
-      const { account, walletId } = await ethHolder();
-      const first = (await send(account, walletId, { amount: "0.5" })).body.transaction as { id: string };
-      const second = (await send(account, walletId, { amount: "0.25" })).body.transaction as { id: string };
-      expect((await balances(account)).balances[walletId]).toBe("0.75");
-
-      const [declined, declinedAgain] = await Promise.all([
-        voidWithdrawal(api.db, first.id, "Failed the compliance check."),
-        postWithdrawal(api.db, first.id),
-      ]);
-      expect([declined.ok, declinedAgain.ok].filter(Boolean)).toHaveLength(1);
-      const firstOutcome = declined.ok ? "Declined" : "Confirmed";
-      expect((await postWithdrawal(api.db, second.id)).ok).toBe(true);
-      expect(await voidWithdrawal(api.db, second.id, "late")).toEqual({
-        ok: false,
-        reason: "already-decided",
-        status: "Confirmed",
-      });
-
-      const after = await balances(account);
-      expect(after.balances[walletId]).toBe(firstOutcome === "Declined" ? "1.25" : "0.75");
-      const statuses = Object.fromEntries(after.transactions.map((t) => [t.id, t.status]));
-      expect(statuses[first.id]).toBe(firstOutcome);
-      expect(statuses[second.id]).toBe("Confirmed");
+  test.each([
+    ["negative", "-1", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["negative number", -1, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["zero", "0", "Invalid amount: Amount must be greater than zero."],
+    ["zero with decimals", "0.0000", "Invalid amount: Amount must be greater than zero."],
+    ["zero number", 0, "Invalid amount: Amount must be greater than zero."],
+    ["exponent", "1e-3", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["exponent number", 1e-7, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["huge number", 1e21, "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["NaN", "NaN", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["Infinity", "Infinity", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["5 decimals", "0.00001", "Invalid amount: At most 4 decimals for ETH."],
+    ["5 decimals number", 0.12345, "Invalid amount: At most 4 decimals for ETH."],
+    ["huge", "1".repeat(31), "Invalid amount: Amount is too large (at most 30 digits before the dot)."],
+    ["non-numeric", "abc", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["empty", "", "Invalid amount: Enter an amount."],
+    ["spaces", " 1", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["comma", "1,5", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["two dots", "1.2.3", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["a lone dot", ".", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+    ["hex", "0x10", "Invalid amount: Amount must be a plain decimal number, like 0.5."],
+  ])("a bad amount (%s) is refused with what is wrong", async (_name, amount, message) => {
+    const { account, walletId } = await ethHolder();
+    expect(await send(account, walletId, { amount })).toMatchObject({
+      status: 400,
+      body: { success: false, code: "invalid_amount", message },
     });
+    await expectUntouched(account, walletId);
+  });
+
+  test.each([
+    ["boolean", true],
+    ["null", null],
+    ["object", { value: "1" }],
+    ["array", ["1"]],
+    ["missing", undefined],
+  ])("an amount of the wrong type (%s) is an invalid request", async (_name, amount) => {
+    const { account, walletId } = await ethHolder();
+    const answer = await send(account, walletId, { amount });
+    expect(answer.status).toBe(400);
+    expect(answer.body.message).toBe("Invalid request.");
+    expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual(["amount"]);
+    await expectUntouched(account, walletId);
+  });
+
+  test("amounts: a JSON number, trailing zeros and a leading dot are fine; 4 decimals at most", async () => {
+    const { account, walletId } = await ethHolder();
+    expect((await send(account, walletId, { amount: 0.25 })).body.transaction).toMatchObject({
+      amount_in_crypto: "0.25",
+    });
+    expect((await send(account, walletId, { amount: "0.100000" })).body.transaction).toMatchObject({
+      amount_in_crypto: "0.1",
+    });
+    expect((await send(account, walletId, { amount: ".0001" })).body.transaction).toMatchObject({
+      amount_in_crypto: "0.0001",
+      amount_in_dollar: "0.3",
+    });
+    expect((await balances(account)).balances[walletId]).toBe("1.1499");
+  });
+
+  test("another user's wallet is answered exactly as a wallet that does not exist", async () => {
+    const victim = await ethHolder();
+    const caller = await newAccount();
+    const foreign = await send(caller, victim.walletId);
+    const missing = await send(caller, "6f1b1a52-27c6-4b1c-9d1f-0c7f7f0e9a11");
+    const malformed = await send(caller, "not-a-wallet");
+    for (const answer of [foreign, missing, malformed]) {
+      expect(answer.status).toBe(404);
+      expect(answer.body).toEqual({
+        success: false,
+        code: "wallet_not_found",
+        message: "Wallet not found.",
+      });
+    }
+    await expectUntouched(victim.account, victim.walletId);
+  });
+
+  test("a wallet still waiting for its address cannot send", async () => {
+    const account = await newAccount();
+    const requested = await requestWallet(api.db, account.userId, "ETH");
+    if (!requested.ok) throw new Error("request failed");
+    expect(await send(account, requested.wallet.id)).toMatchObject(
+      refusedAnswer(409, "wallet_has_no_address", "This wallet has no address yet."),
+    );
+    expect(await sendsOf(requested.wallet.id)).toBe(0);
+  });
+
+  test("wrong credentials: 401 and nothing sent", async () => {
+    const { account, walletId } = await ethHolder();
+    const other = await newAccount();
+    expect(await send({ ...account, twelveWords: other.twelveWords }, walletId)).toMatchObject(
+      refusedAnswer(401, "invalid_credentials", "Invalid credentials."),
+    );
+    await expectUntouched(account, walletId);
+  });
+
+  test("the wallet's own address is refused, in any spelling", async () => {
+    const { account, walletId, address: own } = await ethHolder();
+    const canonical = validateAddress("ETH", own);
+    if (!canonical.ok) throw new Error(canonical.reason);
+    for (const address of [own, canonical.address, ` ${canonical.address} `]) {
+      expect(await send(account, walletId, { receiver_wallet_address: address })).toMatchObject(
+        refusedAnswer(400, "own_address", "You cannot send to this wallet's own address."),
+      );
+    }
+    await expectUntouched(account, walletId);
+  });
+
+  test("a bad destination is refused for every coin: mistyped, another coin's, junk", async () => {
+    const account = await newAccount();
+    for (const coin of TICKERS) {
+      const walletId = await walletOf(account, coin, "10");
+      const otherCoin = coin === "BTC" ? VALID.XRP : VALID.BTC;
+      // Solana addresses carry no checksum: a mistyped one of the right length is a valid
+      // address (decision record 009); one character short is not.
+      const typo = coin === "SOL" ? VALID.SOL.slice(0, -1) : mistyped(VALID[coin]);
+      for (const address of [typo, otherCoin, "junk", ""]) {
+        const answer = await send(account, walletId, { receiver_wallet_address: address, amount: "1" });
+        expect(answer.status, `${coin} → ${address}`).toBe(400);
+        expect(answer.body.success).toBe(false);
+        expect(answer.body.message, `${coin} → ${address}`).toMatch(/address/i);
+      }
+      expect(await sendsOf(walletId)).toBe(0);
+    }
+    // Nothing was held on any of the nine wallets.
+    const all = (await balances(account)).balances;
+    expect(Object.values(all)).toEqual(TICKERS.map(() => "10"));
+  });
+
+  test("a BTC send to another valid BTC address goes through", async () => {
+    const account = await newAccount();
+    const walletId = await walletOf(account, "BTC", "0.01");
+    const answer = await send(account, walletId, {
+      amount: "0.0025",
+      receiver_wallet_address: "bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g",
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.body.transaction).toMatchObject({ amount_in_crypto: "0.0025", amount_in_dollar: "150" });
+  });
+
+  test("idempotency: the same key again answers the first answer and creates nothing", async () => {
+    const { account, walletId } = await ethHolder();
+    const key = `key-${randomBytes(12).toString("hex")}`;
+    const first = await send(account, walletId, { idempotency_key: key });
+    expect(first.status).toBe(200);
+    const again = await send(account, walletId, { idempotency_key: key });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    // The address spelled differently and the amount with a trailing zero are the same request.
+    const spelled = await send(account, walletId, {
+      idempotency_key: key,
+      amount: "0.50",
+      receiver_wallet_address: DESTINATION_CANONICAL,
+      amount_in_usd: "1",
+    });
+    expect(spelled.body).toEqual(first.body);
+    expect(await sendsOf(walletId)).toBe(1);
+    expect((await balances(account)).balances[walletId]).toBe("1");
+
+    // The same key for a different request (amount, or destination) is refused, and creates nothing.
+    for (const change of [{ amount: "0.4" }, { receiver_wallet_address: `0x${"ab".repeat(20)}` }]) {
+      expect(await send(account, walletId, { idempotency_key: key, ...change })).toMatchObject(
+        refusedAnswer(
+          409,
+          "idempotency_conflict",
+          "This idempotency key was already used for a different transaction.",
+        ),
+      );
+    }
+    expect(await sendsOf(walletId)).toBe(1);
+    expect((await balances(account)).balances[walletId]).toBe("1");
+
+    // A new key is a new send.
+    expect((await send(account, walletId, { idempotency_key: `${key}-2` })).status).toBe(200);
+    expect(await sendsOf(walletId)).toBe(2);
+  });
+
+  test("idempotency: keys are the caller's own, and a refused request leaves its key free", async () => {
+    const a = await ethHolder();
+    const b = await ethHolder();
+    const key = `shared-${randomBytes(12).toString("hex")}`;
+    expect((await send(a.account, a.walletId, { idempotency_key: key })).status).toBe(200);
+    // Another user with the same key sends their own coins.
+    const other = await send(b.account, b.walletId, { idempotency_key: key });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("idempotent-replayed")).toBeNull();
+
+    const fresh = `retry-${randomBytes(12).toString("hex")}`;
+    expect((await send(a.account, a.walletId, { idempotency_key: fresh, amount: "5" })).status).toBe(422);
+    const corrected = await send(a.account, a.walletId, { idempotency_key: fresh, amount: "0.25" });
+    expect(corrected.status).toBe(200);
+    expect(await sendsOf(a.walletId)).toBe(2);
+    const keys = await api.db
+      .select({ n: count() })
+      .from(sendRequests)
+      .where(eq(sendRequests.userId, a.account.userId));
+    expect(keys[0]?.n).toBe(2);
+  });
+
+  test("idempotency: the same key sent five times at once makes one send", async () => {
+    const { account, walletId } = await ethHolder();
+    const key = `burst-${randomBytes(12).toString("hex")}`;
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () => send(account, walletId, { idempotency_key: key, amount: "1" })),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200]);
+    const ids = new Set(answers.map((a) => (a.body.transaction as { id: string }).id));
+    expect(ids.size).toBe(1);
+    expect(await sendsOf(walletId)).toBe(1);
+    expect((await balances(account)).balances[walletId]).toBe("0.5");
+  });
+
+  test.each([["short"], ["has spaces in it ok"], ["x".repeat(129)], ["ключ-ключ-ключ-ключ"]])(
+    "a malformed idempotency key (%s) is an invalid request",
+    async (key) => {
+      const { account, walletId } = await ethHolder();
+      const answer = await send(account, walletId, { idempotency_key: key });
+      expect(answer.status).toBe(400);
+      expect((answer.body.issues as { path: string }[]).map((i) => i.path)).toEqual(["idempotency_key"]);
+      await expectUntouched(account, walletId);
+    },
+  );
+
+  test("approve and decline resolve a send once: Confirmed keeps the funds out, Declined returns them exactly", async () => {
+    const { account, walletId } = await ethHolder();
+    const first = (await send(account, walletId, { amount: "0.5" })).body.transaction as { id: string };
+    const second = (await send(account, walletId, { amount: "0.25" })).body.transaction as { id: string };
+    expect((await balances(account)).balances[walletId]).toBe("0.75");
+
+    const [declined, declinedAgain] = await Promise.all([
+      voidWithdrawal(api.db, first.id, "Failed the compliance check."),
+      postWithdrawal(api.db, first.id),
+    ]);
+    expect([declined.ok, declinedAgain.ok].filter(Boolean)).toHaveLength(1);
+    const firstOutcome = declined.ok ? "Declined" : "Confirmed";
+    expect((await postWithdrawal(api.db, second.id)).ok).toBe(true);
+    expect(await voidWithdrawal(api.db, second.id, "late")).toEqual({
+      ok: false,
+      reason: "already-decided",
+      status: "Confirmed",
+    });
+
+    const after = await balances(account);
+    expect(after.balances[walletId]).toBe(firstOutcome === "Declined" ? "1.25" : "0.75");
+    const statuses = Object.fromEntries(after.transactions.map((t) => [t.id, t.status]));
+    expect(statuses[first.id]).toBe(firstOutcome);
+    expect(statuses[second.id]).toBe("Confirmed");
   });
 }
 
-describeEachDatabaseAndTransport("call 6 on ", suite, 60_000);
+describeEachDatabaseAndTransport("call 6 on $name", suite, { openTimeout: 60_000 });

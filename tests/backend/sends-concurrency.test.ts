@@ -4,65 +4,32 @@
 // Whatever the interleaving, the wallet never spends more than it holds.
 import { randomBytes } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { withdrawals } from "../../server/backend/db/schema.ts";
-import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   postWithdrawal,
   voidWithdrawal,
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  postJson,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
-import type { ApiHandler } from "../../server/backend/api/handler.ts";
+import { randomAddress, fundedWallet, inProcess } from "./helpers.ts";
+import { describeEachDatabase, connectApi } from "./api-suite.ts";
 
 const WEI = 10n ** 18n;
 
-describe.each(databaseTargets())("concurrent sends on $name", (target) => {
-  let opened: OpenedDatabase;
+describeEachDatabase("concurrent sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
+  const api = connectApi(inProcess, getDatabase);
+  const { call } = api;
   let db: AppDb;
-  let handler: ApiHandler;
-
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-    handler = createTestHandler(db);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
+  beforeAll(() => {
+    db = api.db;
   });
-
-  async function call(path: string, body: Record<string, unknown>) {
-    const response = await handler(postJson(`/api${path}`, { platform: PLATFORM, ...body }));
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  }
 
   /** A user whose ETH wallet holds `wei`. */
   async function holder(wei: bigint) {
-    const email = uniqueEmail("race");
-    const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-    const userId = created.body.newUserId as string;
-    const twelveWords = (created.body.twelveWords as string[]).join(" ");
-    const requested = await requestWallet(db, userId, "ETH");
-    if (!requested.ok) throw new Error("request failed");
-    const address = validateAddress("ETH", randomAddress("ETH"));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    await creditDeposit(db, {
-      walletId: requested.wallet.id,
-      units: wei,
-      externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-    });
+    const { email, twelveWords, userId } = await api.newAccount("race");
+    const { walletId } = await fundedWallet(db, userId, "ETH", { deposit: wei });
     const destination = randomAddress("ETH");
     const send = (amount: string, key?: string) =>
       call("/request-transaction", {
@@ -71,10 +38,10 @@ describe.each(databaseTargets())("concurrent sends on $name", (target) => {
         amount,
         amount_in_usd: "0",
         receiver_wallet_address: destination,
-        wallet_id: requested.wallet.id,
+        wallet_id: walletId,
         ...(key ? { idempotency_key: key } : {}),
       });
-    return { walletId: requested.wallet.id, send };
+    return { walletId, send };
   }
 
   /** Held and settled sends of the wallet, in wei (declined ones returned their funds). */

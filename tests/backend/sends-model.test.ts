@@ -6,26 +6,16 @@
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, expect, test } from "vitest";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { validateAddress } from "../../common/addresses.ts";
 import {
   creditDeposit,
   postWithdrawal,
   voidWithdrawal,
   walletBalance,
 } from "../../server/backend/domain/ledger.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import type { ApiHandler } from "../../server/backend/api/handler.ts";
-import {
-  PLATFORM,
-  createTestHandler,
-  databaseTargets,
-  postJson,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "./helpers.ts";
+import { randomAddress, fundedWallet, inProcess } from "./helpers.ts";
+import { describeEachDatabase, type ApiAnswer, connectApi } from "./api-suite.ts";
 
 /** 0.0001 ETH in wei: every amount here is a whole number of these (4 decimals). */
 const TICK = 10n ** 14n;
@@ -78,43 +68,20 @@ function decimal(ticks: number): string {
   return fraction ? `${whole}.${fraction}` : String(whole);
 }
 
-describe.each(databaseTargets())("model of sends on $name", (target) => {
-  let opened: OpenedDatabase;
-  let db: AppDb;
-  let handler: ApiHandler;
+const replayed = (answer: ApiAnswer) => answer.headers.get("idempotent-replayed") === "true";
 
-  beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
-    handler = createTestHandler(db);
-  }, 60_000);
-  afterAll(async () => {
-    await opened?.dispose();
+describeEachDatabase("model of sends on $name", { openTimeout: 60_000 }, (getDatabase) => {
+  const api = connectApi(inProcess, getDatabase);
+  const { call } = api;
+  let db: AppDb;
+  beforeAll(() => {
+    db = api.db;
   });
 
-  async function call(path: string, body: Record<string, unknown>) {
-    const response = await handler(postJson(`/api${path}`, { platform: PLATFORM, ...body }));
-    return {
-      status: response.status,
-      replayed: response.headers.get("idempotent-replayed") === "true",
-      body: (await response.json()) as Record<string, unknown>,
-    };
-  }
-
   async function user() {
-    const email = uniqueEmail("model");
-    const created = await call("/aml-authentication", { email, password: "pw", passwordConfirmed: "pw" });
-    const userId = created.body.newUserId as string;
-    const requested = await requestWallet(db, userId, "ETH");
-    if (!requested.ok) throw new Error("request failed");
-    const address = validateAddress("ETH", randomAddress("ETH"));
-    if (!address.ok) throw new Error(address.reason);
-    await issueAddress(db, requested.wallet.id, address.address);
-    return {
-      email,
-      twelveWords: (created.body.twelveWords as string[]).join(" "),
-      walletId: requested.wallet.id,
-    };
+    const { email, twelveWords, userId } = await api.newAccount("model");
+    const { walletId } = await fundedWallet(db, userId, "ETH");
+    return { email, twelveWords, walletId };
   }
 
   test("sends, replays, approvals and declines match the model at every step", async () => {
@@ -172,14 +139,14 @@ describe.each(databaseTargets())("model of sends on $name", (target) => {
               if (first) {
                 if (first.ticks === ticks && first.to === to) {
                   expect(answer.status).toBe(200);
-                  expect(answer.replayed).toBe(true);
+                  expect(replayed(answer)).toBe(true);
                   expect((answer.body.transaction as { id: string }).id).toBe(first.id);
                 } else {
                   expect(answer.status).toBe(409);
                 }
               } else if (units <= available) {
                 expect(answer.status).toBe(200);
-                expect(answer.replayed).toBe(false);
+                expect(replayed(answer)).toBe(false);
                 const id = (answer.body.transaction as { id: string }).id;
                 sends.push({ id, units, status: "pending" });
                 available -= units;

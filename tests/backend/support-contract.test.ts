@@ -4,7 +4,7 @@
 // the posted form with) both answer with the contract's text at the
 // contract's limit. Change a text or a limit there and both tiers follow.
 import { parseWithZod } from "@conform-to/zod/v4";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import {
   contactFormSchema,
   MAX_COMMENT,
@@ -15,7 +15,8 @@ import {
   supportFormSchema,
 } from "../../common/support-message.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
-import { createTestHandler, databaseTargets, PLATFORM, uniqueEmail, type OpenedDatabase } from "./helpers.ts";
+import { createTestHandler, PLATFORM, uniqueEmail } from "./helpers.ts";
+import { describeEachDatabase } from "./api-suite.ts";
 
 /** Support-form values that keep every rule; each case breaks one field. */
 const VALID = { fullName: "Ada Lovelace", phone: "+442079460000", comment: "A question about fees." };
@@ -72,57 +73,50 @@ describe("the web forms' server-side validation follows the contract", () => {
   });
 });
 
-for (const target of databaseTargets()) {
-  describe(`call 12 follows the contract (${target.name})`, () => {
-    let opened: OpenedDatabase;
-    let handler: ApiHandler;
-    beforeAll(async () => {
-      opened = await target.open();
-      handler = createTestHandler(opened.database.db);
-    });
-    afterAll(async () => {
-      await opened?.dispose();
-    });
+describeEachDatabase("call 12 follows the contract ($name)", (getDatabase) => {
+  let handler: ApiHandler;
+  beforeAll(() => {
+    handler = createTestHandler(getDatabase().database.db);
+  });
 
-    async function requestMessage(body: Record<string, string>) {
-      const response = await handler(
-        new Request("http://backend.invalid/api/request-message", {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ platform: PLATFORM, ...body }),
-        }),
-      );
-      return { status: response.status, body: (await response.json()) as unknown };
-    }
-
-    test.each(CASES)(
-      "support message: $body past its limit is refused with '$text'",
-      async ({ body, value, text }) => {
-        const valid = { full_name: VALID.fullName, phone: VALID.phone, comment: VALID.comment };
-        const answer = await requestMessage({ email: uniqueEmail("contract"), ...valid, [body]: value });
-        expect(answer).toEqual({
-          status: 400,
-          body: {
-            success: false,
-            code: "invalid_message",
-            message: text,
-            issues: [{ path: body, message: text }],
-          },
-        });
-      },
+  async function requestMessage(body: Record<string, string>) {
+    const response = await handler(
+      new Request("http://backend.invalid/api/request-message", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ platform: PLATFORM, ...body }),
+      }),
     );
+    return { status: response.status, body: (await response.json()) as unknown };
+  }
 
-    test("contact message: a short comment is refused with the spec's text", async () => {
-      const answer = await requestMessage({ email: uniqueEmail("contract"), comment: "  12345  " });
+  test.each(CASES)(
+    "support message: $body past its limit is refused with '$text'",
+    async ({ body, value, text }) => {
+      const valid = { full_name: VALID.fullName, phone: VALID.phone, comment: VALID.comment };
+      const answer = await requestMessage({ email: uniqueEmail("contract"), ...valid, [body]: value });
       expect(answer).toEqual({
         status: 400,
         body: {
           success: false,
           code: "invalid_message",
-          message: SUPPORT_TEXTS.contactComment,
-          issues: [{ path: "comment", message: SUPPORT_TEXTS.contactComment }],
+          message: text,
+          issues: [{ path: body, message: text }],
         },
       });
+    },
+  );
+
+  test("contact message: a short comment is refused with the spec's text", async () => {
+    const answer = await requestMessage({ email: uniqueEmail("contract"), comment: "  12345  " });
+    expect(answer).toEqual({
+      status: 400,
+      body: {
+        success: false,
+        code: "invalid_message",
+        message: SUPPORT_TEXTS.contactComment,
+        issues: [{ path: "comment", message: SUPPORT_TEXTS.contactComment }],
+      },
     });
   });
-}
+});

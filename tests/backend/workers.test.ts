@@ -1,29 +1,27 @@
 // WORKERS (record 018): several server processes on one port, PostgreSQL only.
 // The host is started as operators start it (`node server/host/host.ts`), over the
 // production build, on a throw-away PostgreSQL database.
-import type { ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { request } from "node:http";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { ConfigError, loadConfig } from "../../server/config.ts";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
-import { built, secrets, startHostProcess } from "./host-process.ts";
+import { TEST_SECRETS, built, spawnHost, type HostProcess, type SpawnOptions } from "../../scripts/host.ts";
+import { processEnv } from "./host-suite.ts";
 
 describe("WORKERS", () => {
   test("1 unless set; more only with DATABASE_URL; a whole number from 1 to 64", () => {
-    expect(loadConfig({ ...secrets }).workers).toBe(1);
-    expect(loadConfig({ ...secrets, WORKERS: "2", DATABASE_URL: "postgres://x@127.0.0.1/y" }).workers).toBe(
-      2,
-    );
-    expect(() => loadConfig({ ...secrets, WORKERS: "2" })).toThrow(
+    expect(loadConfig({ ...TEST_SECRETS }).workers).toBe(1);
+    expect(
+      loadConfig({ ...TEST_SECRETS, WORKERS: "2", DATABASE_URL: "postgres://x@127.0.0.1/y" }).workers,
+    ).toBe(2);
+    expect(() => loadConfig({ ...TEST_SECRETS, WORKERS: "2" })).toThrow(
       /WORKERS: more than 1 needs DATABASE_URL \(the embedded database serves one process\)/u,
     );
     for (const bad of ["0", "65", "1.5", "two"]) {
       expect(() =>
-        loadConfig({ ...secrets, WORKERS: bad, DATABASE_URL: "postgres://x@127.0.0.1/y" }),
+        loadConfig({ ...TEST_SECRETS, WORKERS: bad, DATABASE_URL: "postgres://x@127.0.0.1/y" }),
       ).toThrow(ConfigError);
     }
   });
@@ -47,40 +45,31 @@ function childrenOf(pid: number): number[] {
 const adminUrl = process.env.TEST_DATABASE_URL;
 const describeWorkers = adminUrl && built ? describe : describe.skip;
 
+/** WORKERS=2 on the database, as the tests here start it. */
+const startWorkers = (databaseUrl: string, options: SpawnOptions = {}) =>
+  spawnHost({
+    ...options,
+    env: processEnv(databaseUrl, 2),
+  });
+
 describeWorkers("two server processes on PostgreSQL", () => {
   let opened: OpenedDatabase;
-  let host: ChildProcess;
-  let dataDir: string;
-  const port = 4600 + Math.floor(Math.random() * 50);
-  const base = `http://127.0.0.1:${port}`;
+  let host: HostProcess;
+  let base = "";
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-workers-"));
-    host = startHostProcess(port, { DATA_DIR: dataDir, DATABASE_URL: opened.databaseUrl, WORKERS: "2" }, [
-      "ignore",
-      "ignore",
-      "inherit",
-    ]).child;
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`${base}/login`)).ok) break;
-      } catch {
-        // not up yet
-      }
-      if (i > 300) throw new Error("the server did not start");
-      await sleep(100);
-    }
+    host = await startWorkers(opened.databaseUrl ?? "", { stdio: ["ignore", "ignore", "inherit"] });
+    base = (await host.ready()).base;
   }, 60_000);
   afterAll(async () => {
-    if (host.exitCode === null) host.kill("SIGKILL");
+    await host?.stop({ signal: "SIGKILL" });
     await opened?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("a session made by one process is honoured by the other; SIGTERM stops them all", async () => {
-    expect(host.pid).toBeTypeOf("number");
-    const pid = host.pid ?? 0;
+    expect(host.child.pid).toBeTypeOf("number");
+    const pid = host.child.pid ?? 0;
     await expect.poll(() => childrenOf(pid).length, { timeout: 20_000 }).toBe(2);
 
     const email = `workers-${Date.now()}@example.com`;
@@ -117,8 +106,8 @@ describeWorkers("two server processes on PostgreSQL", () => {
     }
 
     const workers = childrenOf(pid);
-    host.kill("SIGTERM");
-    const code = await new Promise<number | null>((resolve) => host.once("exit", (c) => resolve(c)));
+    host.child.kill("SIGTERM");
+    const code = await host.exited;
     expect(code).toBe(0);
     for (const worker of workers) expect(existsSync(`/proc/${worker}`)).toBe(false);
   }, 60_000);
@@ -154,53 +143,38 @@ function fresh(port: number, pathname: string, timeoutMs = 5000): Promise<Outcom
   });
 }
 
-function startWorkers(port: number, databaseUrl: string, dataDir: string) {
-  const { child, output } = startHostProcess(port, {
-    DATA_DIR: dataDir,
-    DATABASE_URL: databaseUrl,
-    WORKERS: "2",
-  });
-  /** How many times a worker logged that it listens. */
-  const listening = () => output.stdout.split("\n").filter((line) => line.includes('"listening"')).length;
-  return { child, output, listening };
-}
+/** How many times a worker of the host logged that it listens. */
+const listening = (host: HostProcess) =>
+  host.output.stdout.split("\n").filter((line) => line.includes('"listening"')).length;
 
 describeWorkers("a worker killed with kill -9 (issue 12, hole 5)", () => {
   let opened: OpenedDatabase;
-  let dataDir: string;
-  let host: ReturnType<typeof startWorkers>;
-  const port = 4650 + Math.floor(Math.random() * 50);
+  let host: HostProcess;
+  let port: number;
 
   beforeAll(async () => {
     opened = await openTempPostgres(adminUrl ?? "");
-    dataDir = mkdtempSync(path.join(tmpdir(), "coinkeep-workers-kill-"));
-    host = startWorkers(port, opened.databaseUrl ?? "", dataDir);
-    for (let i = 0; host.listening() < 2; i++) {
+    host = await startWorkers(opened.databaseUrl ?? "");
+    port = host.port;
+    for (let i = 0; listening(host) < 2; i++) {
       if (i > 300) throw new Error(`the workers did not start: ${host.output.stderr}`);
       await sleep(100);
     }
   }, 60_000);
   afterAll(async () => {
-    if (host.child.exitCode === null) {
-      host.child.kill("SIGTERM");
-      await new Promise((resolve) => host.child.once("exit", resolve));
-    }
+    await host?.stop();
     await opened?.dispose();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   test("a second server with WORKERS on the same port is refused and the first keeps the port", async () => {
-    const second = startWorkers(port, opened.databaseUrl ?? "", dataDir);
+    const second = await startWorkers(opened.databaseUrl ?? "", { port, dataDir: host.dataDir });
     try {
-      const code = await new Promise<number | null>((resolve) => {
-        second.child.once("exit", (c) => resolve(c));
-        setTimeout(() => resolve(null), 20_000);
-      });
+      const code = await Promise.race([second.exited, sleep(20_000).then(() => null)]);
       expect(code).toBe(1);
       expect(second.output.stderr.toLowerCase()).toContain(`port ${port}`);
       for (let i = 0; i < 10; i++) expect(await fresh(port, "/login")).toEqual({ answer: 200 });
     } finally {
-      if (second.child.exitCode === null && second.child.signalCode === null) second.child.kill("SIGKILL");
+      await second.stop({ signal: "SIGKILL" });
     }
   }, 30_000);
 
@@ -210,7 +184,7 @@ describeWorkers("a worker killed with kill -9 (issue 12, hole 5)", () => {
     for (let round = 1; round <= 2; round++) {
       const before = childrenOf(pid);
       expect(before).toHaveLength(2);
-      const upBefore = host.listening();
+      const upBefore = listening(host);
       const outcomes: Outcome[] = [];
       // Clients keep opening fresh connections while a worker dies, and after.
       const state = { running: true };
@@ -241,7 +215,7 @@ describeWorkers("a worker killed with kill -9 (issue 12, hole 5)", () => {
       }
 
       // The replacement comes up; from then on every fresh connection is answered.
-      for (let i = 0; host.listening() <= upBefore; i++) {
+      for (let i = 0; listening(host) <= upBefore; i++) {
         if (i > 300) throw new Error("no replacement worker");
         await sleep(100);
       }

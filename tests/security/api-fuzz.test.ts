@@ -26,13 +26,8 @@ import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
 import { createFeedRoutes, FEED_PATHS, MAX_APP_URL_LENGTH } from "../../server/backend/feeds/routes.ts";
-import {
-  PLATFORM,
-  ROUTES,
-  createTestHandler,
-  databaseTargets,
-  type OpenedDatabase,
-} from "../backend/helpers.ts";
+import { PLATFORM, ROUTES, createTestHandler } from "../backend/helpers.ts";
+import { describeEachDatabase } from "../backend/api-suite.ts";
 import {
   MAY_WRITE,
   answerOf,
@@ -445,12 +440,9 @@ async function checkRequest(
 
 // ---------------------------------------------------------------------------
 
-const targets = databaseTargets();
-
-describe.each(targets)("fuzzing the API on $name", (target) => {
-  const runs = RUNS[target.name] ?? RUNS.pglite;
+describeEachDatabase("fuzzing the API on $name", (getDatabase, targetName) => {
+  const runs = RUNS[targetName] ?? RUNS.pglite;
   if (!runs) throw new Error("no run counts");
-  let opened: OpenedDatabase;
   const checker = {} as Checker;
   const holders = new Map<Route, Holder>();
   const statuses = new Map<string, Map<number, number>>();
@@ -462,12 +454,11 @@ describe.each(targets)("fuzzing the API on $name", (target) => {
   };
 
   beforeAll(async () => {
-    opened = await target.open();
     // The production limits (record 013): a fuzzer meets them like any client.
-    const api = createTestHandler(opened.database.db, { rateLimits: DEFAULT_RATE_LIMITS });
+    const api = createTestHandler(getDatabase().database.db, { rateLimits: DEFAULT_RATE_LIMITS });
     const feeds = createFeedRoutes({ offline: true, platform: PLATFORM });
     // As server/host/host.ts mounts them: the feed routes first, then the API.
-    checker.db = opened.database.db;
+    checker.db = getDatabase().database.db;
     checker.handler = async (request) => (await feeds(request)) ?? api(request);
     // One account per route, so rate limits earned by one route's fuzzing do not blunt another's.
     for (const route of ROUTES) {
@@ -484,8 +475,7 @@ describe.each(targets)("fuzzing the API on $name", (target) => {
           .map(([s, n]) => `${s}×${n}`)
           .join(" ")}`,
     );
-    if (process.env.FUZZ_REPORT) console.log(`statuses on ${target.name}:\n${lines.join("\n")}`);
-    await opened?.dispose();
+    if (process.env.FUZZ_REPORT) console.log(`statuses on ${targetName}:\n${lines.join("\n")}`);
   });
 
   function holderFor(route: Route): Holder {
@@ -520,20 +510,23 @@ describe.each(targets)("fuzzing the API on $name", (target) => {
     checker.last = undefined;
   });
 
+  /** Posts the text to the route, checks the request, and counts its status under the name. */
+  async function checkText(name: string, route: Route, text: string) {
+    const status = await checkRequest(
+      checker,
+      route,
+      rawRequest(route, { body: text }),
+      encoder.encode(text),
+    );
+    tally(name, status);
+  }
+
   describe("(a) arbitrary JSON", () => {
     test.each(ROUTES)("%s", async (route) => {
       expect.hasAssertions();
       const keys = Object.keys(validBody(route, holderFor(route)));
       await fc.assert(
-        fc.asyncProperty(arbitraryJson(keys), async (text) => {
-          const status = await checkRequest(
-            checker,
-            route,
-            rawRequest(route, { body: text }),
-            encoder.encode(text),
-          );
-          tally(`json ${route}`, status);
-        }),
+        fc.asyncProperty(arbitraryJson(keys), (text) => checkText(`json ${route}`, route, text)),
         params(runs.json),
       );
     });
@@ -544,16 +537,9 @@ describe.each(targets)("fuzzing the API on $name", (target) => {
       expect.hasAssertions();
       const body = validBody(route, holderFor(route));
       await fc.assert(
-        fc.asyncProperty(mutations(Object.keys(body)), async (list) => {
-          const text = applyMutations(body, list);
-          const status = await checkRequest(
-            checker,
-            route,
-            rawRequest(route, { body: text }),
-            encoder.encode(text),
-          );
-          tally(`naughty ${route}`, status);
-        }),
+        fc.asyncProperty(mutations(Object.keys(body)), (list) =>
+          checkText(`naughty ${route}`, route, applyMutations(body, list)),
+        ),
         params(runs.naughty),
       );
     });

@@ -17,15 +17,8 @@ import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import { supportMessages, users, wallets, withdrawals } from "../../server/backend/db/schema.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
-import {
-  PLATFORM,
-  ROUTES,
-  createTestHandler,
-  databaseTargets,
-  randomAddress,
-  uniqueEmail,
-  type OpenedDatabase,
-} from "../backend/helpers.ts";
+import { PLATFORM, ROUTES, createTestHandler, randomAddress, uniqueEmail } from "../backend/helpers.ts";
+import { describeEachDatabase } from "../backend/api-suite.ts";
 import {
   answerOf,
   changedTables,
@@ -35,7 +28,8 @@ import {
   type Answer,
   type Holder,
 } from "./fuzz-support.ts";
-import { hasBuild, startTestHost, type RunningHost } from "./support/host.ts";
+import { callApi } from "../backend/api-suite.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const LIMITED = 429;
 let nextAttacker = 1;
@@ -46,16 +40,12 @@ function attackerHandler(api: ApiHandler): ApiHandler {
   return (request) => api(request, { address });
 }
 
-async function call(handler: ApiHandler, route: string, body: unknown): Promise<Answer> {
-  return answerOf(handler, rawRequest(route, { body: JSON.stringify(body) }));
-}
-
-function message(answer: Answer): unknown {
+function message(answer: Pick<Answer, "body">): unknown {
   return (answer.body as { message?: unknown } | undefined)?.message;
 }
 
 /** The refusal we expect, unless a rate limit answered first (then nothing else is asserted). */
-function expectRefusal(answer: Answer, status: number, text?: string) {
+function expectRefusal(answer: Pick<Answer, "status" | "body">, status: number, text?: string) {
   if (answer.status === LIMITED) return;
   expect(answer.status).toBe(status);
   if (text !== undefined) expect(message(answer)).toBe(text);
@@ -66,12 +56,15 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-const creds = (h: Holder) => ({ platform: PLATFORM, email: h.email, twelveWords: h.words });
+const creds = (h: Holder) => ({ email: h.email, twelveWords: h.words });
 
 const ETH_DESTINATION = "0x52908400098527886e0f7030069857d2e4169ee7";
 
-describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
-  let opened: OpenedDatabase;
+/** Call 6 from the holder's own wallet, with the holder's credentials; the fields say the rest. */
+const sendFrom = (handler: ApiHandler, holder: Holder, fields: Record<string, unknown>) =>
+  callApi(handler, "/request-transaction", { ...creds(holder), wallet_id: holder.walletId, ...fields });
+
+describeEachDatabase("attacks on the API ($name)", (getDatabase) => {
   let db: AppDb;
   let api: ApiHandler;
   /** A bystander: the account attackers aim at. */
@@ -79,15 +72,11 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
   let setup: ApiHandler;
 
   beforeAll(async () => {
-    opened = await target.open();
-    db = opened.database.db;
+    db = getDatabase().database.db;
     // The production limits (record 013): attackers meet them too.
     api = createTestHandler(db, { rateLimits: DEFAULT_RATE_LIMITS });
     setup = attackerHandler(api);
     victim = await createHolder(db, { label: "victim" });
-  });
-  afterAll(async () => {
-    await opened?.dispose();
   });
 
   /** Runs the attack and asserts the watched tables did not change. */
@@ -100,13 +89,11 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
   describe("account enumeration", () => {
     test("login (call 2) tells a known e-mail from an unknown one — spec-forced, record 016", async () => {
       const h = attackerHandler(api);
-      const unknown = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const unknown = await callApi(h, "/aml-authorization", {
         email: uniqueEmail("nobody"),
         password: "guess",
       });
-      const known = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const known = await callApi(h, "/aml-authorization", {
         email: victim.email,
         password: "guess",
       });
@@ -119,8 +106,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const h = attackerHandler(api);
       const sample = async (email: string) => {
         const started = performance.now();
-        const answer = await call(h, "/api/aml-authorization", {
-          platform: PLATFORM,
+        const answer = await callApi(h, "/aml-authorization", {
           email,
           password: "guess",
         });
@@ -149,22 +135,20 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const wrongWords =
         "abandon ability able about above absent absorb abstract absurd abuse access accident";
       const cases: [string, Record<string, unknown>][] = [
-        ["/api/check-if-logged-in", {}],
-        ["/api/aml-client-balances", {}],
-        ["/api/request-nonbtc-wallet", { request_text: "btc" }],
-        ["/api/request-change-password", {}],
-        ["/api/aml-client-change-password", { password: "new-pw", confirmPassword: "new-pw" }],
+        ["/check-if-logged-in", {}],
+        ["/aml-client-balances", {}],
+        ["/request-nonbtc-wallet", { request_text: "btc" }],
+        ["/request-change-password", {}],
+        ["/aml-client-change-password", { password: "new-pw", confirmPassword: "new-pw" }],
       ];
       await unchanged(async () => {
         for (const [route, extra] of cases) {
-          const unknown = await call(h, route, {
-            platform: PLATFORM,
+          const unknown = await callApi(h, route, {
             email: uniqueEmail("nobody"),
             twelveWords: wrongWords,
             ...extra,
           });
-          const wrong = await call(h, route, {
-            platform: PLATFORM,
+          const wrong = await callApi(h, route, {
             email: victim.email,
             twelveWords: wrongWords,
             ...extra,
@@ -173,13 +157,11 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
           expect(unknown.status).toBe(401);
           expect(wrong.text).toBe(unknown.text);
         }
-        const unknown7 = await call(h, "/api/aml-new-messages-count", {
-          platform: PLATFORM,
+        const unknown7 = await callApi(h, "/aml-new-messages-count", {
           email: uniqueEmail("nobody"),
           twelvewords: wrongWords,
         });
-        const wrong7 = await call(h, "/api/aml-new-messages-count", {
-          platform: PLATFORM,
+        const wrong7 = await callApi(h, "/aml-new-messages-count", {
           email: victim.email,
           twelvewords: wrongWords,
         });
@@ -195,8 +177,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
           ` ${victim.email}\t`,
           `\n${victim.email.toUpperCase()} `,
         ]) {
-          const answer = await call(h, "/api/aml-authentication", {
-            platform: PLATFORM,
+          const answer = await callApi(h, "/aml-authentication", {
             email,
             password: "attacker",
             passwordConfirmed: "attacker",
@@ -210,8 +191,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("a homoglyph of the victim's e-mail never reaches the victim's account", async () => {
       const h = attackerHandler(api);
       const lookalike = victim.email.replace("a", "\u0430").replace("e", "\u0435"); // Cyrillic а, е
-      const created = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const created = await callApi(h, "/aml-authentication", {
         email: lookalike,
         password: "attacker",
         passwordConfirmed: "attacker",
@@ -221,8 +201,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       } else {
         expect(created.status).toBeGreaterThanOrEqual(400);
       }
-      const login = await call(h, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const login = await callApi(h, "/aml-authorization", {
         email: lookalike,
         password: victim.password,
       });
@@ -241,8 +220,8 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
           amount_in_usd: "3000",
           receiver_wallet_address: ETH_DESTINATION,
         };
-        const theirs = await call(h, "/api/request-transaction", { ...body, wallet_id: victim.walletId });
-        const unknown = await call(h, "/api/request-transaction", {
+        const theirs = await callApi(h, "/request-transaction", { ...body, wallet_id: victim.walletId });
+        const unknown = await callApi(h, "/request-transaction", {
           ...body,
           wallet_id: "00000000-0000-4000-8000-000000000000",
         });
@@ -255,19 +234,18 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const attacker = await createHolder(db, { label: "attacker" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const theirs = await call(h, "/api/aml-message-open-status", {
+        const theirs = await callApi(h, "/aml-message-open-status", {
           ...creds(attacker),
           messageId: victim.messageId,
         });
-        const unknown = await call(h, "/api/aml-message-open-status", {
+        const unknown = await callApi(h, "/aml-message-open-status", {
           ...creds(attacker),
           messageId: "00000000-0000-4000-8000-000000000000",
         });
         expectRefusal(theirs, 404, "Message not found.");
         if (theirs.status !== LIMITED && unknown.status !== LIMITED) expect(theirs.text).toBe(unknown.text);
       });
-      const count = await call(setup, "/api/aml-new-messages-count", {
-        platform: PLATFORM,
+      const count = await callApi(setup, "/aml-new-messages-count", {
         email: victim.email,
         twelvewords: victim.words,
       });
@@ -278,8 +256,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const attacker = await createHolder(db, { label: "attacker" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/aml-client-change-password", {
-          platform: PLATFORM,
+        const answer = await callApi(h, "/aml-client-change-password", {
           email: victim.email,
           // A valid phrase, but the attacker's own.
           twelveWords: attacker.words,
@@ -303,18 +280,18 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
         wallet_id: holder.walletId,
         idempotency_key: "replay-attack-key-0001",
       };
-      const first = await call(h, "/api/request-transaction", body);
+      const first = await callApi(h, "/request-transaction", body);
       expect(first.status).toBe(200);
       await unchanged(async () => {
-        const again = await call(h, "/api/request-transaction", body);
+        const again = await callApi(h, "/request-transaction", body);
         if (again.status !== LIMITED) {
           expect(again.status).toBe(200);
           expect(again.headers.get("idempotent-replayed")).toBe("true");
           expect(again.body).toEqual(first.body);
         }
-        const changed = await call(h, "/api/request-transaction", { ...body, amount: "5" });
+        const changed = await callApi(h, "/request-transaction", { ...body, amount: "5" });
         expectRefusal(changed, 409, "This idempotency key was already used for a different transaction.");
-        const redirected = await call(h, "/api/request-transaction", {
+        const redirected = await callApi(h, "/request-transaction", {
           ...body,
           receiver_wallet_address: randomAddress("ETH"),
         });
@@ -350,12 +327,10 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const holder = await createHolder(db, { label: "amount", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/request-transaction", {
-          ...creds(holder),
+        const answer = await sendFrom(h, holder, {
           amount,
           amount_in_usd: "1",
           receiver_wallet_address: ETH_DESTINATION,
-          wallet_id: holder.walletId,
         });
         expect(answer.status).toBeGreaterThanOrEqual(400);
       });
@@ -366,6 +341,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
         const text = JSON.stringify({
+          platform: PLATFORM,
           ...creds(holder),
           amount: "AMOUNT",
           receiver_wallet_address: ETH_DESTINATION,
@@ -380,12 +356,10 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const holder = await createHolder(db, { label: "overdraw", deposit: "1" });
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/request-transaction", {
-          ...creds(holder),
+        const answer = await sendFrom(h, holder, {
           amount: "1.0001",
           amount_in_usd: "1",
           receiver_wallet_address: ETH_DESTINATION,
-          wallet_id: holder.walletId,
         });
         expectRefusal(answer, 422, "Insufficient balance.");
       });
@@ -396,12 +370,10 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
         for (const address of [holder.walletAddress, holder.walletAddress.toLowerCase()]) {
-          const answer = await call(h, "/api/request-transaction", {
-            ...creds(holder),
+          const answer = await sendFrom(h, holder, {
             amount: "1",
             amount_in_usd: "3000",
             receiver_wallet_address: address,
-            wallet_id: holder.walletId,
           });
           expectRefusal(answer, 400, "You cannot send to this wallet's own address.");
         }
@@ -418,7 +390,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     ])("SQL injection in the login e-mail %j: refused, tables intact", async (email) => {
       const h = attackerHandler(api);
       await unchanged(async () => {
-        const answer = await call(h, "/api/aml-authorization", { platform: PLATFORM, email, password: "x" });
+        const answer = await callApi(h, "/aml-authorization", { email, password: "x" });
         expect(answer.status).toBeGreaterThanOrEqual(400);
         expect(answer.text).not.toContain("password_hash");
       });
@@ -427,8 +399,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("an e-mail with a quote (valid syntax) is stored and matched literally", async () => {
       const h = attackerHandler(api);
       const email = `o'brien'--${uniqueEmail("sqli")}`;
-      const created = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const created = await callApi(h, "/aml-authentication", {
         email,
         password: "pw",
         passwordConfirmed: "pw",
@@ -440,14 +411,13 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
           .from(users)
           .where(eq(users.email, email.toLowerCase()));
         expect(rows).toHaveLength(1);
-        const login = await call(h, "/api/aml-authorization", { platform: PLATFORM, email, password: "pw" });
+        const login = await callApi(h, "/aml-authorization", { email, password: "pw" });
         if (login.status !== LIMITED) expect(login.status).toBe(200);
       } else {
         expect(created.status).toBe(400);
       }
       // The victim is untouched and still signs in.
-      const victimLogin = await call(setup, "/api/aml-authorization", {
-        platform: PLATFORM,
+      const victimLogin = await callApi(setup, "/aml-authorization", {
         email: victim.email,
         password: victim.password,
       });
@@ -457,8 +427,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("SQL and script in a support comment are stored byte for byte, not run", async () => {
       const h = attackerHandler(api);
       const comment = `'; DROP TABLE users; -- <script>alert(1)</script> \${jndi:ldap://x.invalid/a} %s%n`;
-      const answer = await call(h, "/api/request-message", {
-        platform: PLATFORM,
+      const answer = await callApi(h, "/request-message", {
         email: uniqueEmail("sqli"),
         comment,
       });
@@ -553,8 +522,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
       const h = attackerHandler(api);
       const email = uniqueEmail("mass");
       const forcedId = "11111111-1111-4111-8111-111111111111";
-      const answer = await call(h, "/api/aml-authentication", {
-        platform: PLATFORM,
+      const answer = await callApi(h, "/aml-authentication", {
         email,
         password: "pw",
         passwordConfirmed: "pw",
@@ -585,12 +553,10 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("call 6 with status, user_id, a tiny amount_in_usd and another coin: never applied", async () => {
       const holder = await createHolder(db, { label: "mass", deposit: "10" });
       const h = attackerHandler(api);
-      const answer = await call(h, "/api/request-transaction", {
-        ...creds(holder),
+      const answer = await sendFrom(h, holder, {
         amount: "0.5",
         amount_in_usd: "0.000001",
         receiver_wallet_address: ETH_DESTINATION,
-        wallet_id: holder.walletId,
         status: "Confirmed",
         user_id: victim.userId,
         userId: victim.userId,
@@ -617,7 +583,7 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("call 5 with an address and the victim's user_id: the wallet is the caller's and has no address", async () => {
       const holder = await createHolder(db, { label: "mass" });
       const h = attackerHandler(api);
-      const answer = await call(h, "/api/request-nonbtc-wallet", {
+      const answer = await callApi(h, "/request-nonbtc-wallet", {
         ...creds(holder),
         request_text: "btc",
         address: randomAddress("BTC"),
@@ -637,15 +603,14 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
     test("call 8 with the victim's userId: never opens the victim's message", async () => {
       const attacker = await createHolder(db, { label: "mass" });
       const h = attackerHandler(api);
-      const attempt = await call(h, "/api/aml-message-open-status", {
+      const attempt = await callApi(h, "/aml-message-open-status", {
         ...creds(attacker),
         messageId: victim.messageId,
         userId: victim.userId,
         user_id: victim.userId,
       });
       expect(attempt.status).toBeGreaterThanOrEqual(400);
-      const count = await call(setup, "/api/aml-new-messages-count", {
-        platform: PLATFORM,
+      const count = await callApi(setup, "/aml-new-messages-count", {
         email: victim.email,
         twelvewords: victim.words,
       });
@@ -712,7 +677,6 @@ describe.each(databaseTargets())("attacks on the API ($name)", (target) => {
 // ---------------------------------------------------------------------------
 // The real host: the API and the web tier behind one Node HTTP server.
 
-const built = hasBuild();
 if (!built) {
   console.warn(
     "tests/security/attacks.test.ts: no build in build/server; run `npx react-router build` for the web-tier attacks",
@@ -738,7 +702,7 @@ describe.skipIf(!built)("attacks on the host (server/host/host.ts with the built
   let host: RunningHost;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
   });
   afterAll(async () => {
     await host?.close();

@@ -7,15 +7,9 @@ import { request as httpRequest, type IncomingHttpHeaders } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { maskToken, unmaskToken } from "../../app/forms.server.ts";
-import {
-  cookiesOf,
-  createAccount,
-  hasBuild,
-  inputValue,
-  raw,
-  startTestHost,
-  type RunningHost,
-} from "./support/host.ts";
+import { cookiesOf, createAccount, raw } from "./support/http.ts";
+import { formGuards, inputValue } from "../../scripts/html-forms.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 describe("the CSRF token's mask", () => {
   const token = "0rLJj1sC3Ql0VYkOqf3mJ2vTaGgbM9QnE7L_m3TqFYo.Wq6xA1n2yqTgkqv5x0Zr8l2pJ4nC_d8vEoPzS1uHq1c";
@@ -64,13 +58,13 @@ function get(port: number, path: string, headers: Record<string, string> = {}): 
   });
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 describeBuilt("compressed pages and masked tokens (a host over the production build)", () => {
   let host: RunningHost;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
   }, 120_000);
   afterAll(async () => {
     await host?.close();
@@ -116,9 +110,8 @@ describeBuilt("compressed pages and masked tokens (a host over the production bu
     const cookie = cookiesOf(page);
     const form = (csrf: string) =>
       new URLSearchParams({
+        ...formGuards(page.text),
         csrf,
-        ck_name__confirm: "",
-        ck_from__confirm: inputValue(page.text, "ck_from__confirm"),
         email: account.email,
         password: account.password,
       }).toString();

@@ -8,16 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import pg from "pg";
-import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
-import { openTempPostgres, type OpenedDatabase } from "../backend/helpers.ts";
-import { PLATFORM, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { createTempPostgres } from "../backend/helpers.ts";
+import { createAccount, raw, sendContact, recordedIps, rawCall } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const TOKEN = `test-backend-token-${randomBytes(16).toString("hex")}`;
 const WEB_TIER = "127.0.0.5";
 const HEADER = "x-coinkeep-client-ip";
 const TOKEN_HEADER = "x-coinkeep-backend-token";
 
-const built = hasBuild();
 if (!built) console.warn("client-address.test.ts skipped: no production build (npx react-router build)");
 
 interface Target {
@@ -32,22 +31,9 @@ if (adminUrl) {
   targets.push({
     name: "postgres",
     async open() {
-      const opened: OpenedDatabase = await openTempPostgres(adminUrl);
-      // The host migrates and uses it; the test's own handle is not needed.
-      await opened.database.close();
-      const url = opened.databaseUrl ?? "";
-      return {
-        env: { DATABASE_URL: url },
-        async dispose() {
-          const admin = new pg.Client({ connectionString: adminUrl });
-          await admin.connect();
-          try {
-            await admin.query(`DROP DATABASE IF EXISTS "${new URL(url).pathname.slice(1)}" WITH (FORCE)`);
-          } finally {
-            await admin.end();
-          }
-        },
-      };
+      // An empty database: the host migrates it and uses it.
+      const { url, drop } = await createTempPostgres(adminUrl);
+      return { env: { DATABASE_URL: url }, dispose: drop };
     },
   });
 }
@@ -67,10 +53,7 @@ async function recordedIp(host: RunningHost, env: Record<string, string>, email:
       await client.end();
     }
   }
-  const listed = await callOpsSocket(opsSocketPath(host.dataDir), ["support", "--json"]);
-  if (!listed || listed.code !== 0) throw new Error(`ops support failed: ${JSON.stringify(listed)}`);
-  const rows = JSON.parse(listed.stdout) as { email: string; ip: string | null }[];
-  return rows.filter((row) => row.email === email).map((row) => row.ip);
+  return recordedIps(host.dataDir, email);
 }
 
 const unique = (tag: string) => `${tag}-${randomBytes(5).toString("hex")}@example.com`;
@@ -83,30 +66,14 @@ async function contactFrom(
   headers: Record<string, string>,
 ) {
   const email = unique("sender");
-  const answer = await raw(host.port, {
-    method: "POST",
-    path: "/api/request-message",
-    localAddress: from,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
-  });
-  expect([answer.status, answer.text]).toEqual([
-    200,
-    JSON.stringify({ success: true, message: "Message sent!" }),
-  ]);
+  await sendContact(host.port, email, { from, headers });
   const [ip] = await recordedIp(host, env, email);
   return ip;
 }
 
 /** A sign-in (call 2) from `from`; returns the status. */
 async function signInFrom(host: RunningHost, from: string, email: string, password: string, headers = {}) {
-  const answer = await raw(host.port, {
-    method: "POST",
-    path: "/api/aml-authorization",
-    localAddress: from,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, password }),
-  });
+  const answer = await rawCall(host.port, "/aml-authorization", { email, password }, { headers, from });
   return answer.status;
 }
 
@@ -124,8 +91,8 @@ describe.skipIf(!built).each(targets)("the visitor's address on $name", (target)
     disposeDb = a.dispose;
     webTierEnv = b.env;
     disposeWebTierDb = b.dispose;
-    plain = await startTestHost(env);
-    withWebTier = await startTestHost({ ...webTierEnv, WEB_TIER_HOSTS: WEB_TIER, BACKEND_TOKEN: TOKEN });
+    plain = await startHost({ env });
+    withWebTier = await startHost({ env: { ...webTierEnv, WEB_TIER_HOSTS: WEB_TIER, BACKEND_TOKEN: TOKEN } });
   }, 180_000);
   afterAll(async () => {
     await Promise.all([plain?.close(), withWebTier?.close()]);
@@ -239,11 +206,11 @@ describe.skipIf(!built)(
     let tokenless: RunningHost;
 
     beforeAll(async () => {
-      backend = await startTestHost({ WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: TOKEN });
+      backend = await startHost({ env: { WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: TOKEN } });
       const api = `http://127.0.0.1:${backend.port}/api`;
       [web, tokenless] = await Promise.all([
-        startTestHost({ BACKEND_URL: api, BACKEND_TOKEN: TOKEN }),
-        startTestHost({ BACKEND_URL: api }),
+        startHost({ env: { BACKEND_URL: api, BACKEND_TOKEN: TOKEN } }),
+        startHost({ env: { BACKEND_URL: api } }),
       ]);
     }, 180_000);
     afterAll(async () => {

@@ -1,10 +1,8 @@
 // Shared pieces of the security suite: a state snapshot of the tables that
 // hold money, accounts and messages, the checks every answer must pass, and
 // fixtures (accounts with a funded wallet and a message).
-import { isRefusalCode } from "../../common/contract/refusals.ts";
 import { randomBytes } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { expect } from "vitest";
 import type { Ticker } from "../../common/coins.ts";
 import type { ApiHandler } from "../../server/backend/api/handler.ts";
 import {
@@ -22,12 +20,9 @@ import {
 import type { AppDb } from "../../server/backend/db/index.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import { validateAddress } from "../../common/addresses.ts";
-import { parseAmount } from "../../server/backend/domain/amounts.ts";
-import { creditDeposit } from "../../server/backend/domain/ledger.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
-import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
-import { BACKEND_SECRET, PLATFORM, ROUTES, randomAddress, uniqueEmail } from "../backend/helpers.ts";
+import { expectApiAnswer } from "../backend/api-suite.ts";
+import { BACKEND_SECRET, PLATFORM, ROUTES, uniqueEmail, fundedWallet } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
 
@@ -163,35 +158,12 @@ export interface Answer {
   body: unknown;
 }
 
-/**
- * Sends the request and checks what every answer must be: never a 5xx, JSON,
- * and for every 4xx exactly the error shape { success: false, code, message }.
- */
+/** Sends the request and checks what every answer must be (expectApiAnswer). */
 export async function answerOf(handler: ApiHandler, request: Request): Promise<Answer> {
   const response = await handler(request);
   const text = await response.text();
-  expect(response.status, `5xx for ${request.method} ${request.url}: ${text}`).toBeLessThan(500);
-  expect(response.status).toBeGreaterThanOrEqual(200);
-  expect(response.status >= 300 && response.status < 400, "no redirects from the API").toBe(false);
-  expect(response.headers.get("content-type") ?? "").toMatch(/^application\/json\b/u);
-  let body: unknown;
-  if (request.method === "HEAD" && text === "") {
-    body = undefined;
-  } else {
-    body = JSON.parse(text);
-  }
-  if (response.status >= 400 && body !== undefined) expectErrorShape(body);
+  const body = expectApiAnswer(request, response, text);
   return { status: response.status, headers: response.headers, text, body };
-}
-
-export function expectErrorShape(body: unknown): void {
-  expect(typeof body).toBe("object");
-  expect(body).not.toBeNull();
-  const record = body as Record<string, unknown>;
-  expect(record.success).toBe(false);
-  expect(isRefusalCode(record.code), `a refusal code the contract has: ${String(record.code)}`).toBe(true);
-  expect(typeof record.message).toBe("string");
-  expect((record.message as string).length).toBeGreaterThan(0);
 }
 
 /** The request the routes' bodies are sent in, as curl or a browser would send it. */
@@ -238,20 +210,7 @@ export async function createHolder(
   const created = await createAccount({ db, keys: KEYS }, email, password);
   if (!created.ok) throw new Error("account creation failed");
   const userId = created.userId;
-  const requested = await requestWallet(db, userId, coin);
-  if (!requested.ok) throw new Error("wallet request failed");
-  const checked = validateAddress(coin, randomAddress(coin));
-  if (!checked.ok) throw new Error(checked.reason);
-  const issued = await issueAddress(db, requested.wallet.id, checked.address);
-  if (!issued.ok) throw new Error(`issue failed: ${issued.reason}`);
-  const amount = parseAmount(coin, opts.deposit ?? "1000000");
-  if (!amount.ok) throw new Error(amount.reason);
-  const credited = await creditDeposit(db, {
-    walletId: requested.wallet.id,
-    units: amount.units,
-    externalTxId: `tx-${randomBytes(8).toString("hex")}`,
-  });
-  if (!credited.ok) throw new Error("credit failed");
+  const wallet = await fundedWallet(db, userId, coin, { deposit: opts.deposit ?? "1000000" });
   const sent = await sendMessage(db, { to: { userId }, message: "A compliance notice." });
   if (!sent.ok) throw new Error("message failed");
   return {
@@ -259,8 +218,8 @@ export async function createHolder(
     password,
     words: created.words.join(" "),
     userId,
-    walletId: requested.wallet.id,
-    walletAddress: checked.address,
+    walletId: wallet.walletId,
+    walletAddress: wallet.address,
     messageId: sent.message.id,
   };
 }

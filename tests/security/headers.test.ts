@@ -1,21 +1,20 @@
 // Record 014 over real HTTP, against the host serving the production build:
 // the headers of every kind of response, the CSP nonce, cross-site posts,
 // the web tier's body limit, and TRUST_PROXY's reading of X-Forwarded-*.
-import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { clientOf, createProxyTrust, type TrustEntry } from "../../server/host/edge.ts";
 import { loadConfig, parseTrustProxy } from "../../server/config.ts";
 import {
-  PLATFORM,
   cookiesOf,
   createAccount,
-  hasBuild,
-  inputValue,
   raw,
-  startTestHost,
   type RawAnswer,
-  type RunningHost,
-} from "./support/host.ts";
+  rawBytes,
+  fastLoginPath,
+  rawCall,
+} from "./support/http.ts";
+import { formGuards } from "../../scripts/html-forms.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const CSP_REST = [
   "style-src 'self'",
@@ -52,7 +51,7 @@ function expectSecurityHeaders(answer: RawAnswer, what: string) {
   expect([what, h["strict-transport-security"]]).toEqual([what, undefined]);
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 describeBuilt("headers on every response (a host over the production build)", () => {
   let host: RunningHost;
@@ -60,10 +59,10 @@ describeBuilt("headers on every response (a host over the production build)", ()
   let session: string;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
     account = await createAccount(host.port, "headers");
     const signedIn = await raw(host.port, {
-      path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+      path: fastLoginPath(account),
     });
     session = cookiesOf(signedIn);
     if (signedIn.headers.location !== "/home" || !session.includes("ck_session")) {
@@ -79,9 +78,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
   async function loginForm() {
     const page = await raw(host.port, { path: "/login" });
     const form = new URLSearchParams({
-      csrf: inputValue(page.text, "csrf"),
-      ck_name__confirm: "",
-      ck_from__confirm: inputValue(page.text, "ck_from__confirm"),
+      ...formGuards(page.text),
       email: account.email,
       password: account.password,
     });
@@ -97,12 +94,12 @@ describeBuilt("headers on every response (a host over the production build)", ()
     });
 
   const apiCall = (headers: Record<string, string>) =>
-    raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json", ...headers },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
-    });
+    rawCall(
+      host.port,
+      "/aml-authorization",
+      { email: account.email, password: account.password },
+      { headers },
+    );
 
   test("a public page: all headers, no-store, and its scripts carry the header's nonce", async () => {
     const page = await raw(host.port, { path: "/login" });
@@ -184,11 +181,9 @@ describeBuilt("headers on every response (a host over the production build)", ()
   });
 
   test("the API: no-store on every answer; the public price routes stay cacheable", async () => {
-    const answer = await raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
+    const answer = await rawCall(host.port, "/aml-authorization", {
+      email: account.email,
+      password: account.password,
     });
     expect(answer.status).toBe(200);
     expectSecurityHeaders(answer, "API");
@@ -289,47 +284,23 @@ describeBuilt("headers on every response (a host over the production build)", ()
   describe("the web tier's body limit", () => {
     test("a form post declaring more than 64 KiB → 413 before its body is read", async () => {
       // Headers and 10 bytes of a 10 MB body: the answer comes without the rest.
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, "127.0.0.1", () => {
-          socket.write(
-            "POST /contact HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
-              "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\n\r\n" +
-              "comment=xx",
-          );
-        });
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (chunk: string) => (text += chunk));
-        socket.on("close", () => resolve(text));
-        socket.on("error", reject);
-        socket.setTimeout(5000, () => {
-          socket.destroy();
-          reject(new Error(`no answer; got ${text}`));
-        });
-      });
+      const answer = await rawBytes(
+        host.port,
+        "POST /contact HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+          "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 10000000\r\n\r\n" +
+          "comment=xx",
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 413 /u);
       expect(answer).toMatch(/content-security-policy: default-src 'self'/iu);
       expect(answer).toContain("Request body too large.");
     });
 
     test("a chunked form post (no Content-Length) → 411", async () => {
-      const answer = await new Promise<string>((resolve, reject) => {
-        const socket = connect(host.port, "127.0.0.1", () => {
-          socket.write(
-            "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
-              "Transfer-Encoding: chunked\r\n\r\n5\r\nemail\r\n",
-          );
-        });
-        let text = "";
-        socket.setEncoding("utf8");
-        socket.on("data", (chunk: string) => (text += chunk));
-        socket.on("close", () => resolve(text));
-        socket.on("error", reject);
-        socket.setTimeout(5000, () => {
-          socket.destroy();
-          reject(new Error(`no answer; got ${text}`));
-        });
-      });
+      const answer = await rawBytes(
+        host.port,
+        "POST /login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-www-form-urlencoded\r\n" +
+          "Transfer-Encoding: chunked\r\n\r\n5\r\nemail\r\n",
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 411 /u);
     });
 
@@ -345,11 +316,9 @@ describeBuilt("headers on every response (a host over the production build)", ()
     });
 
     test("the API keeps its own limit (16 KiB, JSON 413)", async () => {
-      const answer = await raw(host.port, {
-        method: "POST",
-        path: "/api/request-message",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "x".repeat(20_000) }),
+      const answer = await rawCall(host.port, "/request-message", {
+        email: "a@b.co",
+        comment: "x".repeat(20_000),
       });
       expect([answer.status, JSON.parse(answer.text)]).toEqual([
         413,
@@ -368,7 +337,7 @@ describeBuilt("headers on every response (a host over the production build)", ()
 
 describeBuilt("HSTS", () => {
   test("in production, and over HTTPS through a trusted proxy; never from an untrusted peer", async () => {
-    const production = await startTestHost({ NODE_ENV: "production", COOKIE_SECURE: "false" });
+    const production = await startHost({ env: { NODE_ENV: "production", COOKIE_SECURE: "false" } });
     try {
       for (const path of ["/", "/login", "/api/nope", "/favicon.svg", "/home"]) {
         const answer = await raw(production.port, { path });
@@ -380,7 +349,7 @@ describeBuilt("HSTS", () => {
     } finally {
       await production.close();
     }
-    const proxied = await startTestHost({ TRUST_PROXY: "127.0.0.2" });
+    const proxied = await startHost({ env: { TRUST_PROXY: "127.0.0.2" } });
     try {
       const viaProxy = await raw(proxied.port, {
         path: "/",

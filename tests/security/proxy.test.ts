@@ -10,8 +10,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
-import { PLATFORM, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { raw, sendContact, recordedIps, rawCall } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
 const NGINX = "/usr/sbin/nginx";
 const NGINX_ADDRESS = "127.0.0.2";
@@ -19,7 +19,7 @@ const VISITOR = "127.0.0.9";
 
 const skipReason = !existsSync(NGINX)
   ? "nginx is not installed (apt-get install -y nginx; .ci/run installs it)"
-  : !hasBuild()
+  : !built
     ? "no production build (npx react-router build)"
     : undefined;
 if (skipReason) console.warn(`proxy.test.ts skipped: ${skipReason}`);
@@ -115,21 +115,9 @@ ${servers}
 /** Sends a contact message (call 12) and returns the sender IP the host recorded for it. */
 async function recordedSender(port: number, dataDir: string, headers: Record<string, string> = {}) {
   const email = `proxy-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  const answer = await raw(port, {
-    method: "POST",
-    path: "/api/request-message",
-    localAddress: VISITOR,
-    headers: { "content-type": "application/json", ...headers },
-    body: JSON.stringify({ platform: PLATFORM, email, comment: "Which address am I?" }),
-  });
-  expect([answer.status, answer.text]).toEqual([
-    200,
-    JSON.stringify({ success: true, message: "Message sent!" }),
-  ]);
-  const listed = await callOpsSocket(opsSocketPath(dataDir), ["support", "--json"]);
-  if (!listed || listed.code !== 0) throw new Error(`ops support failed: ${JSON.stringify(listed)}`);
-  const rows = JSON.parse(listed.stdout) as { email: string; ip: string | null }[];
-  return { ip: rows.find((row) => row.email === email)?.ip, answer };
+  const answer = await sendContact(port, email, { from: VISITOR, headers });
+  const [ip] = await recordedIps(dataDir, email);
+  return { ip, answer };
 }
 
 describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
@@ -143,9 +131,9 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), "coinkeep-nginx-"));
     [loopbackHost, untrustingHost, exactHost] = await Promise.all([
-      startTestHost({ TRUST_PROXY: "loopback" }),
-      startTestHost({}),
-      startTestHost({ TRUST_PROXY: NGINX_ADDRESS }),
+      startHost({ env: { TRUST_PROXY: "loopback" } }),
+      startHost(),
+      startHost({ env: { TRUST_PROXY: NGINX_ADDRESS } }),
     ]);
     ports.loopback = await freePort();
     ports.untrusting = await freePort();
@@ -185,17 +173,12 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
     expect(answer.headers["strict-transport-security"]).toBeUndefined();
   });
 
-  test("TRUST_PROXY off: a direct client's spoofed X-Forwarded-For / -Proto are ignored", async () => {
-    const { ip, answer } = await recordedSender(untrustingHost.port, untrustingHost.dataDir, {
-      "x-forwarded-for": "6.6.6.6",
-      "x-forwarded-proto": "https",
-    });
-    expect(ip).toBe(VISITOR);
-    expect(answer.headers["strict-transport-security"]).toBeUndefined();
-  });
-
-  test("a direct client that is not the trusted proxy is not believed either", async () => {
-    const { ip, answer } = await recordedSender(exactHost.port, exactHost.dataDir, {
+  test.each([
+    ["TRUST_PROXY off: a direct client's spoofed X-Forwarded-For / -Proto are ignored", () => untrustingHost],
+    ["a direct client that is not the trusted proxy is not believed either", () => exactHost],
+  ])("%s", async (_title, hostOf) => {
+    const host = hostOf();
+    const { ip, answer } = await recordedSender(host.port, host.dataDir, {
       "x-forwarded-for": "6.6.6.6",
       "x-forwarded-proto": "https",
     });
@@ -204,22 +187,20 @@ describe.skipIf(skipReason !== undefined)("behind a real nginx", () => {
   });
 
   test("cross-site posts through the proxy are refused too; same-origin ones (https, our Host) pass", async () => {
-    const evil = await raw(ports.loopback, {
-      method: "POST",
-      path: "/api/request-message",
-      localAddress: VISITOR,
-      headers: { "content-type": "application/json", origin: "https://evil.example" },
-      body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "cross-site" }),
-    });
+    const evil = await rawCall(
+      ports.loopback,
+      "/request-message",
+      { email: "a@b.co", comment: "cross-site" },
+      { headers: { origin: "https://evil.example" }, from: VISITOR },
+    );
     expect(evil.status).toBe(403);
     // The browser's origin is https://<host>; the host learns the https from nginx.
-    const own = await raw(ports.loopback, {
-      method: "POST",
-      path: "/api/request-message",
-      localAddress: VISITOR,
-      headers: { "content-type": "application/json", origin: `https://127.0.0.1:${ports.loopback}` },
-      body: JSON.stringify({ platform: PLATFORM, email: "a@b.co", comment: "same origin" }),
-    });
+    const own = await rawCall(
+      ports.loopback,
+      "/request-message",
+      { email: "a@b.co", comment: "same origin" },
+      { headers: { origin: `https://127.0.0.1:${ports.loopback}` }, from: VISITOR },
+    );
     expect(own.status).toBe(200);
   });
 });

@@ -9,22 +9,11 @@
 //     never another host, never a 500, never the raw value in a header or log.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { safeRedirect } from "../../app/lib/safe-redirect.ts";
-import {
-  cookiesOf,
-  createAccount,
-  hasBuild,
-  inputValue,
-  PLATFORM,
-  raw,
-  startTestHost,
-  type RawAnswer,
-  type RunningHost,
-} from "./support/host.ts";
+import { cookiesOf, createAccount, raw, type RawAnswer, fastLoginPath, rawCall } from "./support/http.ts";
+import { formGuards, inputValue } from "../../scripts/html-forms.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
-
-const query = (a: { email: string; password: string }) =>
-  `/fast-login?email=${encodeURIComponent(a.email)}&password=${encodeURIComponent(a.password)}`;
+const describeBuilt = built ? describe : describe.skip;
 
 /** The ck_session value an answer sets ("" when it sets none). */
 function sessionSet(answer: RawAnswer): string {
@@ -44,21 +33,12 @@ function withSession(cookie: string, session: string): string {
   return [others, `ck_session=${session}`].filter(Boolean).join("; ");
 }
 
-/** The form fields every public form carries: CSRF token and honeypot. */
-function formBase(html: string): Record<string, string> {
-  return {
-    csrf: inputValue(html, "csrf"),
-    ck_name__confirm: "",
-    ck_from__confirm: inputValue(html, "ck_from__confirm"),
-  };
-}
-
 describeBuilt("sessions, fast login and redirects under attack (a host over the production build)", () => {
   let host: RunningHost;
   const partner = "https://partner.example";
 
   beforeAll(async () => {
-    host = await startTestHost({ FAST_LOGIN_ORIGINS: `${partner}, https://other.example` });
+    host = await startHost({ env: { FAST_LOGIN_ORIGINS: `${partner}, https://other.example` } });
   }, 120_000);
   afterAll(async () => {
     await host?.close();
@@ -86,7 +66,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
     const account = await createAccount(host.port, "attacker");
     const { page, cookie } = await open("/restore-wallet");
     const step1 = await post("/restore-wallet", cookie, {
-      ...formBase(page.text),
+      ...formGuards(page.text),
       intent: "email",
       email: account.email,
     });
@@ -98,11 +78,9 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
 
   /** The phrase of an account, as call 2 answers it. */
   async function wordsOf(account: { email: string; password: string }): Promise<string[]> {
-    const answer = await raw(host.port, {
-      method: "POST",
-      path: "/api/aml-authorization",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ platform: PLATFORM, email: account.email, password: account.password }),
+    const answer = await rawCall(host.port, "/aml-authorization", {
+      email: account.email,
+      password: account.password,
     });
     expect(answer.status).toBe(200);
     return (JSON.parse(answer.text) as { user: { twelveWords: string } }).user.twelveWords.split(" ");
@@ -110,9 +88,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
 
   async function signedIn() {
     const account = await createAccount(host.port, "holder");
-    const answer = await get(
-      `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
-    );
+    const answer = await get(fastLoginPath(account));
     expect(answer.headers.location).toBe("/home");
     const session = sessionSet(answer);
     return { ...account, cookie: `ck_session=${session}`, session, words: await wordsOf(account) };
@@ -124,7 +100,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       const { page, cookie } = await open("/create-wallet", `ck_session=${planted}`);
       const email = `victim-${Date.now()}@example.com`;
       const created = await post("/create-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         email,
         password: "victim password",
         confirmPassword: "victim password",
@@ -156,7 +132,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       let { page, cookie } = await open("/restore-wallet", `ck_session=${planted}`);
       // Step 1 (the planted session already holds another restore: the e-mail step starts over).
       const step1 = await post("/restore-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         intent: "email",
         email: victimAccount.email,
       });
@@ -165,7 +141,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       expect(afterStep1).not.toBe(planted);
       cookie = withSession(cookie, afterStep1);
       page = await get("/restore-wallet", cookie);
-      const fields: Record<string, string> = { ...formBase(page.text), intent: "words" };
+      const fields: Record<string, string> = { ...formGuards(page.text), intent: "words" };
       words.forEach((word, i) => (fields[`word${i + 1}`] = word));
       const step2 = await post("/restore-wallet", cookie, fields);
       expect(step2.status).toBe(302);
@@ -181,7 +157,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
         const attacker = await open("/restore-wallet", `ck_session=${stale}`);
         expect(attacker.page.text).not.toContain("Confirm password");
         const step3 = await post("/restore-wallet", attacker.cookie, {
-          ...formBase(attacker.page.text),
+          ...formGuards(attacker.page.text),
           intent: "password",
           password: "attacker's password",
           confirmPassword: "attacker's password",
@@ -214,7 +190,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
     test("a signed-in user following a fast-login link stays on their own account", async () => {
       const victim = await signedIn();
       const attacker = await createAccount(host.port, "csrf-attacker");
-      const answer = await get(query(attacker), victim.cookie, {
+      const answer = await get(fastLoginPath(attacker), victim.cookie, {
         "sec-fetch-site": "same-origin",
       });
       expect(answer.status).toBe(302);
@@ -234,7 +210,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
         { "sec-fetch-site": "cross-site", referer: "not a url" },
       ];
       for (const headers of tries) {
-        const answer = await get(query(attacker), "", headers);
+        const answer = await get(fastLoginPath(attacker), "", headers);
         expect(answer.status).toBe(302);
         expect(answer.headers.location).toBe("/fast-login");
         expect(sessionSet(answer)).toBe("");
@@ -252,7 +228,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       ];
       for (const headers of tries) {
         const account = await createAccount(host.port, "fast");
-        const answer = await get(query(account), "", headers);
+        const answer = await get(fastLoginPath(account), "", headers);
         expect(answer.headers.location).toBe("/home");
         expect(sessionSet(answer)).not.toBe("");
       }
@@ -267,7 +243,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       const { page, cookie } = await open("/create-wallet");
       const email = `unicode-${Date.now()}@example.com`;
       const created = await post("/create-wallet", cookie, {
-        ...formBase(page.text),
+        ...formGuards(page.text),
         email,
         password: nfc,
         confirmPassword: nfd,
@@ -277,7 +253,7 @@ describeBuilt("sessions, fast login and redirects under attack (a host over the 
       for (const typed of [nfd, nfc]) {
         const login = await open("/login");
         const answer = await post("/login", login.cookie, {
-          ...formBase(login.page.text),
+          ...formGuards(login.page.text),
           email,
           password: typed,
         });

@@ -6,70 +6,36 @@
 // the page gave them; the CSRF token and honeypot fields are tampered with too.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { formsIn, type HtmlForm } from "../../scripts/html-forms.ts";
 import { NAUGHTY_STRINGS } from "./naughty-strings.ts";
-import { cookiesOf, createAccount, hasBuild, raw, startTestHost, type RunningHost } from "./support/host.ts";
+import { cookiesOf, createAccount, raw, fastLoginPath } from "./support/http.ts";
+import { built, startHost, type RunningHost } from "../../scripts/host.ts";
 
-interface PageForm {
+/** A post form of a page, with the page it is on and where it posts. */
+interface PageForm extends HtmlForm {
   page: string;
   action: string;
-  fields: [string, string][];
-  /** The intent buttons' values ([] when the form has none). */
-  intents: string[];
-}
-
-function decode(value: string): string {
-  return value
-    .replaceAll("&quot;", '"')
-    .replaceAll("&#x27;", "'")
-    .replaceAll("&lt;", "<")
-    .replaceAll("&gt;", ">")
-    .replaceAll("&amp;", "&");
-}
-
-function attr(tag: string, name: string): string | undefined {
-  const found = new RegExp(`\\s${name}="([^"]*)"`, "u").exec(tag)?.[1];
-  return found === undefined ? undefined : decode(found);
 }
 
 /** The post forms of a page, with their named fields as rendered. */
 function formsOf(page: string, html: string): PageForm[] {
-  const forms: PageForm[] = [];
-  for (const match of html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/gu)) {
-    const open = `<form${match[1] ?? ""}>`;
-    if ((attr(open, "method") ?? "get").toLowerCase() !== "post") continue;
-    const body = match[2] ?? "";
-    const fields: [string, string][] = [];
-    for (const input of body.matchAll(/<input\b[^>]*>/gu)) {
-      const name = attr(input[0], "name");
-      if (!name) continue;
-      const type = attr(input[0], "type") ?? "text";
-      if ((type === "checkbox" || type === "radio") && !/\schecked/u.test(input[0])) continue;
-      fields.push([name, attr(input[0], "value") ?? (type === "checkbox" ? "on" : "")]);
-    }
-    for (const area of body.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/gu)) {
-      const name = attr(`<t${area[1] ?? ""}>`, "name");
-      if (name) fields.push([name, decode(area[2] ?? "")]);
-    }
-    const intents = [...body.matchAll(/<button\b[^>]*>/gu)]
-      .filter((b) => attr(b[0], "name") === "intent")
-      .map((b) => attr(b[0], "value") ?? "");
-    const pathOnly = page.split("?")[0] ?? page;
-    forms.push({ page, action: attr(open, "action") ?? pathOnly, fields, intents });
-  }
-  return forms;
+  const pathOnly = page.split("?")[0] ?? page;
+  return formsIn(html)
+    .filter((form) => form.method === "post")
+    .map((form) => ({ ...form, page, action: form.action ?? pathOnly }));
 }
 
-const describeBuilt = hasBuild() ? describe : describe.skip;
+const describeBuilt = built ? describe : describe.skip;
 
 describeBuilt("web forms under hostile input (a host over the production build)", () => {
   let host: RunningHost;
   let session: string;
 
   beforeAll(async () => {
-    host = await startTestHost();
+    host = await startHost();
     const account = await createAccount(host.port, "forms");
     const signedIn = await raw(host.port, {
-      path: `/fast-login?email=${encodeURIComponent(account.email)}&password=${encodeURIComponent(account.password)}`,
+      path: fastLoginPath(account),
     });
     session = cookiesOf(signedIn);
     if (signedIn.headers.location !== "/home") throw new Error("fast login failed");

@@ -2,8 +2,6 @@
 // (tests/fixtures/feeds/coingecko-markets.json is a hand-made answer in that
 // shape, not recorded data), the sparkline's SVG path, and the total's 24-hour
 // change in exact decimals.
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { TICKERS } from "../../common/coins.ts";
 import { PAST_VALUE_PLACES, sparklineOf, sparklinePath, totalChange24h } from "../../app/dashboard.server.ts";
@@ -15,20 +13,11 @@ import {
   parseCoinGeckoAnswer,
   parseCoinGeckoMarkets,
 } from "../../server/backend/feeds/crypto-prices.ts";
-
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/feeds");
-const fixtureJson = (name: string): unknown => JSON.parse(readFileSync(path.join(FIXTURES, name), "utf8"));
-
-function collect() {
-  const warnings: string[] = [];
-  return { warnings, warn: (message: string) => void warnings.push(message) };
-}
+import { fixtureJson, collect, parsedQuietly } from "../fixtures/feeds.ts";
 
 describe("parseCoinGeckoMarkets", () => {
   test("a good answer: prices and changes as the JSON spells them, sparklines as numbers", () => {
-    const { warnings, warn } = collect();
-    const quotes = parseCoinGeckoMarkets(fixtureJson("coingecko-markets.json"), warn);
-    expect(warnings).toEqual([]);
+    const quotes = parsedQuietly(parseCoinGeckoMarkets, "coingecko-markets.json");
     expect([...quotes.keys()].toSorted()).toEqual([...TICKERS].toSorted());
     expect(quotes.get("BTC")).toEqual({
       lastPrice: "105432",

@@ -1,8 +1,6 @@
 // The public data feeds without a network: the CoinGecko and ECB parsers on
 // recorded-style payloads (and broken ones), the number formatting, and the
 // cached source's rules driven by a fake clock and fetch stand-ins.
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { TICKERS } from "../../common/coins.ts";
 import {
@@ -12,47 +10,12 @@ import {
 } from "../../server/backend/feeds/crypto-prices.ts";
 import { createCachedSource, type CachedSourceOptions } from "../../server/backend/feeds/feed.ts";
 import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
-
-const FIXTURES = path.resolve(import.meta.dirname, "../fixtures/feeds");
-const fixture = (name: string) => readFileSync(path.join(FIXTURES, name), "utf8");
-const fixtureJson = (name: string): unknown => JSON.parse(fixture(name));
-
-function collect() {
-  const warnings: string[] = [];
-  return { warnings, warn: (message: string) => void warnings.push(message) };
-}
-
-/**
- * Runs fn and times it. A 10 ms ticker runs alongside; its lateness beyond 2 ms
- * per tick, summed, is time this process was not given the CPU (a loaded CI
- * box), reported as `stalled` so time bounds measure the code, not the load.
- * On an idle machine it is ~0.
- */
-async function measure<T>(fn: () => Promise<T>): Promise<{ result: T; ms: number; stalled: number }> {
-  let stalled = 0;
-  let last = performance.now();
-  const tick = () => {
-    const at = performance.now();
-    stalled += Math.max(0, at - last - 12);
-    last = at;
-  };
-  const ticker = setInterval(tick, 10);
-  const started = performance.now();
-  try {
-    const result = await fn();
-    const ms = performance.now() - started;
-    tick();
-    return { result, ms, stalled };
-  } finally {
-    clearInterval(ticker);
-  }
-}
+import { measure } from "../support/measure.ts";
+import { fixture, fixtureJson, collect, parsedQuietly } from "../fixtures/feeds.ts";
 
 describe("parseCoinGecko", () => {
   test("reads every coin of the recorded answer, numbers kept as the JSON spells them", () => {
-    const { warnings, warn } = collect();
-    const quotes = parseCoinGecko(fixtureJson("coingecko-simple-price.json"), warn);
-    expect(warnings).toEqual([]);
+    const quotes = parsedQuietly(parseCoinGecko, "coingecko-simple-price.json");
     expect([...quotes.keys()]).toEqual([...TICKERS]);
     expect(Object.fromEntries(quotes)).toEqual({
       BTC: { lastPrice: "105432", changePct: "-2.4601386712089415" },

@@ -12,12 +12,7 @@ import {
   formatWalletBalance,
   shortenAddress,
 } from "../../app/lib/format";
-
-const d = (text: string) => {
-  const value = parseDecimal(text);
-  if (!value) throw new Error(`bad decimal ${text}`);
-  return value;
-};
+import { d } from "../support/decimal.ts";
 
 describe("decimal", () => {
   test("parses plain decimals only", () => {

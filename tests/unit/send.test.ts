@@ -2,7 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import fc from "fast-check";
 import { describe, expect, test } from "vitest";
 import { refusal, type RefusalCode } from "../../common/contract/refusals";
-import { compare, divide, multiply, parseDecimal, toFixed, toPlain } from "../../common/decimal";
+import { compare, divide, multiply, toFixed, toPlain } from "../../common/decimal";
 import {
   acceptsAmountInput,
   amountToSend,
@@ -22,12 +22,7 @@ import {
   withFiatAmount,
 } from "../../app/send/rules.ts";
 import { checkSend, sendSchemaFor, sendValuesSchema } from "../../app/send/schema.ts";
-
-const d = (text: string) => {
-  const value = parseDecimal(text);
-  if (!value) throw new Error(`bad decimal ${text}`);
-  return value;
-};
+import { d } from "../support/decimal.ts";
 
 /** A refusal of call 6 as the client hands it over. */
 const refused = (code: RefusalCode) => ({ ...refusal(code), kind: "rejected" as const });
