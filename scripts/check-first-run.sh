@@ -51,7 +51,7 @@ fi
 echo "first run: npm start answered 200 on / after $((t2 - t1)) s (build, migrations, start)"
 
 # Node too old for the project, started by hand: one sentence, a non-zero exit.
-if ! node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=22)?0:1)'; then
+if ! node --input-type=module -e 'import { supported } from "./scripts/node-version.mjs"; process.exit(supported(process.versions.node) ? 0 : 1);'; then
   set +e
   message="$(node scripts/start.mjs 2>&1)"
   code=$?

@@ -7,7 +7,7 @@
 //
 // Plain JavaScript, so an old Node gets the sentence from node-version.mjs, not a stack trace.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
+import { accessSync, constants, existsSync, readdirSync } from "node:fs";
 import { checkNode } from "./node-version.mjs";
 
 checkNode();
@@ -110,7 +110,6 @@ if (databaseUrl) {
   const ready = () => pgReady(databaseUrl);
   if (!(await ready()) && canInstall && existsSync("/etc/postgresql")) {
     console.log("preflight: starting PostgreSQL");
-    const { readdirSync } = await import("node:fs");
     const version = readdirSync("/etc/postgresql")[0];
     if (version) {
       spawnSync("pg_ctlcluster", ["--skip-systemctl-redirect", version, "main", "start"], {

@@ -92,7 +92,8 @@ function SendMessageButton() {
       {[...params].map(([name, value]) => (
         <input key={`${name}=${value}`} type="hidden" name={name} value={value} />
       ))}
-      <input type="hidden" name="modal" value={CONTACT_MODAL} /> <input type="hidden" name="step" value="2" />{" "}
+      <input type="hidden" name="modal" value={CONTACT_MODAL} />
+      <input type="hidden" name="step" value="2" />
       <button type="submit" className="button button-primary" autoFocus={!hydrated} data-autofocus="1">
         Send message
       </button>
