@@ -18,6 +18,9 @@ import {
   BACKEND_TOKEN_HEADER,
   CALLS,
   CLIENT_IP_HEADER,
+  decodeBody,
+  encodeBody,
+  withFormPaths,
   type CallAnswer,
   type CallInput,
   type CallName,
@@ -32,7 +35,7 @@ import type {
   Caller,
   Principal,
 } from "../common/contract/client.ts";
-import { isRefusalCode, refusal, type Refusal } from "../common/contract/refusals.ts";
+import { isRefusalCode, type Refusal } from "../common/contract/refusals.ts";
 import { currentRequest } from "../common/log.ts";
 import { exchange } from "./lib/exchange.server.ts";
 
@@ -91,11 +94,12 @@ function clientOf(
 ): BackendClient {
   return Object.fromEntries(
     CALL_NAMES.map((name) => [name, (input: CallInput<typeof name>) => run(name, input)]),
-  ) as BackendClient;
+  ) as unknown as BackendClient;
 }
 
+/** A refusal, each refused field named as the app's input and its forms name it (fullName). */
 function rejected(refused: Refusal): BackendRejected {
-  return { ...refused, kind: "rejected" };
+  return { ...withFormPaths(refused), kind: "rejected" };
 }
 
 function network(message: string): BackendNetworkFailure {
@@ -122,20 +126,14 @@ export function createInProcessClient(
   return clientOf(async (name, input) => {
     // The address the host believed for the request this call runs under, unless given.
     const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
-    // The body the HTTP transport would send, parsed by the same schema the HTTP handler uses.
-    const parsed = CALLS[name].body.safeParse({ ...CALLS[name].wire(input as never), platform });
-    if (!parsed.success) {
-      const issues = parsed.error.issues.map((i) => ({
-        path: i.path.map(String).join("."),
-        message: i.message,
-      }));
-      return rejected(refusal("invalid_request", { issues }));
-    }
+    // The body the HTTP transport would send, decoded as the HTTP handler decodes it.
+    const decoded = decodeBody(name, encodeBody(name, input, platform));
+    if (!decoded.ok) return rejected(decoded);
     const service = services[name] as (
       body: unknown,
       who: Caller,
     ) => Promise<{ ok: true; data: CallAnswer<typeof name> } | Refusal>;
-    const outcome = await service(parsed.data, caller);
+    const outcome = await service(decoded.body, caller);
     if (outcome.ok) return { ok: true, data: outcome.data };
     // As over HTTP: a fault of the backend's (logged there) is not a refusal.
     return outcome.status >= 500
@@ -196,7 +194,7 @@ export function createHttpClient(opts: HttpClientOptions, clientIp?: string): Ba
           "content-type": "application/json",
           accept: "application/json",
         },
-        body: JSON.stringify({ ...spec.wire(input as never), platform: opts.platform }),
+        body: JSON.stringify(encodeBody(name, input, opts.platform)),
       },
       timeoutMs,
     );

@@ -1,9 +1,11 @@
-// The support and contact messages (call 12): their fields, limits and the
-// texts a sender sees when a field is refused (spec section 5 where it has a
-// text, ours, record 011, where it is silent). Both tiers derive from this:
-// the web forms validate with these schemas (conform + zod) before posting,
-// and the backend checks every message it stores with the same field
-// schemas, so a text or limit changed here changes both.
+// The support and contact messages (call 12): each field's rules with the texts
+// a sender sees when a field is refused (spec section 5 where it has a text,
+// ours, record 011, where it is silent), written once. Call 12's decode runs
+// MESSAGE_RULES on every message the backend stores (common/contract/calls.ts),
+// and the web forms validate with the same fields (conform + zod) before
+// posting, so a text, a limit or a new field changed here changes both tiers.
+// A refusal names the field as the form does (fullName), which is how the
+// form shows it on its own field.
 import { z } from "zod";
 import {
   characters,
@@ -14,10 +16,8 @@ import {
   MIN_COMMENT,
   MIN_FULL_NAME,
   PHONE,
-  SUPPORT_BODY_NAMES,
-  SUPPORT_TEXTS,
   WORD,
-} from "./support-texts.ts";
+} from "./support-limits.ts";
 
 export {
   characters,
@@ -28,85 +28,105 @@ export {
   MIN_COMMENT,
   MIN_FULL_NAME,
   onlyPhoneCharacters,
-  SUPPORT_BODY_NAMES,
-  SUPPORT_TEXTS,
-  type SupportBodyField,
-} from "./support-texts.ts";
+} from "./support-limits.ts";
+
+export const SUPPORT_TEXTS = {
+  email: "Please enter a valid email address.",
+  fullName: "Please enter your full name.",
+  fullNameTooLong: `Full name must be at most ${MAX_FULL_NAME} characters.`,
+  phone: "Phone number may contain only digits, with an optional leading +.",
+  phoneTooLong: `Phone number must be at most ${MAX_PHONE} characters.`,
+  supportComment: "Enter at least 1 word and 6 letters.",
+  contactComment: "Comment must be at least 6 characters.",
+  commentTooLong: `Comment must be at most ${MAX_COMMENT} characters.`,
+  fullNameUnstorable: "Full name contains characters that cannot be stored.",
+  commentUnstorable: "Comment contains characters that cannot be stored.",
+  /** Spec section 8: the toast after a support message, and the popup's step 3 heading. */
+  sent: "Message sent!",
+} as const;
 
 // Each field's rules, in the order they are checked: the first one a value
 // breaks is the text the backend answers; a form shows every one it breaks.
 
-/** The sender's address, as typed (the backend checks it lower-cased, which the format does not mind). */
+/** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
+function storable(text: string): boolean {
+  return text.isWellFormed() && !text.includes("\u0000");
+}
+
+/** Checked only once the field's other rules pass: the sender sees one problem at a time. */
+const unlessRefused = { when: (payload: z.core.ParsePayload) => payload.issues.length === 0 };
+
+/** The sender's address, trimmed and lower-cased as an account's is. */
 const email = z
   .string({ error: SUPPORT_TEXTS.email })
   .trim()
+  .toLowerCase()
   .max(MAX_EMAIL, SUPPORT_TEXTS.email)
   .pipe(z.email({ error: SUPPORT_TEXTS.email }));
 
+/** Trimmed. */
 const fullName = z
   .string({ error: SUPPORT_TEXTS.fullName })
   .trim()
   .refine((value) => characters(value) >= MIN_FULL_NAME, SUPPORT_TEXTS.fullName)
-  .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong);
+  .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong)
+  .refine(storable, { message: SUPPORT_TEXTS.fullNameUnstorable, ...unlessRefused });
 
-/** Optional: empty (once trimmed) is no phone. */
+/** Optional: trimmed, and empty is no phone. */
 const phone = z
   .string()
   .trim()
   .refine((value) => value === "" || PHONE.test(value), SUPPORT_TEXTS.phone)
-  .refine((value) => value.length <= MAX_PHONE, SUPPORT_TEXTS.phoneTooLong);
+  .refine((value) => value.length <= MAX_PHONE, SUPPORT_TEXTS.phoneTooLong)
+  .transform((value) => (value === "" ? undefined : value))
+  .optional();
 
-/** At least 1 word and 6 characters once trimmed; at most MAX_COMMENT as written. */
-const supportComment = z
-  .string({ error: SUPPORT_TEXTS.supportComment })
-  .refine(
-    (value) => characters(value.trim()) >= MIN_COMMENT && WORD.test(value),
-    SUPPORT_TEXTS.supportComment,
-  )
-  .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong);
+/** Kept as written; at most MAX_COMMENT characters so, and storable. */
+const comment = (atLeast: z.ZodString) =>
+  atLeast
+    .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong)
+    .refine(storable, { message: SUPPORT_TEXTS.commentUnstorable, ...unlessRefused });
 
-/**
- * At least 6 characters once trimmed. The form sends it trimmed, and its
- * textarea holds at most MAX_COMMENT; the backend checks that too (commentLength).
- */
-const contactComment = z
-  .string({ error: SUPPORT_TEXTS.contactComment })
-  .trim()
-  .refine((value) => characters(value) >= MIN_COMMENT, SUPPORT_TEXTS.contactComment);
+/** At least 1 word and 6 characters once trimmed. */
+const supportComment = comment(
+  z
+    .string({ error: SUPPORT_TEXTS.supportComment })
+    .refine(
+      (value) => characters(value.trim()) >= MIN_COMMENT && WORD.test(value),
+      SUPPORT_TEXTS.supportComment,
+    ),
+);
 
-/** Any comment as written, of either kind. */
-const commentLength = z
-  .string()
-  .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong);
+/** At least 6 characters once trimmed. */
+const contactComment = comment(
+  z
+    .string({ error: SUPPORT_TEXTS.contactComment })
+    .refine((value) => characters(value.trim()) >= MIN_COMMENT, SUPPORT_TEXTS.contactComment),
+);
 
-/** Each field's schema, for the backend's checks (by the names the web forms post). */
-export const SUPPORT_FIELDS = {
+/** A message from the support modal (signed in; the e-mail is the account's). */
+const supportMessage = z.object({
+  kind: z.literal("support"),
   email,
   fullName,
   phone,
-  supportComment,
-  contactComment,
-  commentLength,
-} as const;
+  comment: supportComment,
+});
+
+/** A message from the public contact form. */
+const contactMessage = z.object({ kind: z.literal("contact"), email, comment: contactComment });
+
+/** Call 12's field rules: what the backend checks and stores (the domain takes their output). */
+export const MESSAGE_RULES = z.discriminatedUnion("kind", [supportMessage, contactMessage]);
+export type CheckedMessage = z.output<typeof MESSAGE_RULES>;
 
 /**
  * The support modal's form: Full name, Phone, Comment. The e-mail is not a
  * field: the server uses the signed-in user's.
  */
-export const supportFormSchema = z.object({
-  fullName,
-  phone: phone.optional(),
-  comment: supportComment,
-});
+export const supportFormSchema = supportMessage.omit({ kind: true, email: true });
 
-// The body names cover exactly the form's fields.
-SUPPORT_BODY_NAMES satisfies Record<keyof z.input<typeof supportFormSchema>, string>;
-
-/** The public contact form: Email, Comment. */
-export const contactFormSchema = z.object({ email, comment: contactComment });
-
-/** The first text a value breaks in one field's rules, or null when it keeps them all. */
-export function firstRefusal(field: z.ZodType<unknown, string>, value: string): string | null {
-  const checked = field.safeParse(value);
-  return checked.success ? null : (checked.error.issues[0]?.message ?? null);
-}
+/** The public contact form: Email, Comment; the comment is sent trimmed. */
+export const contactFormSchema = contactMessage
+  .omit({ kind: true })
+  .extend({ comment: contactComment.trim() });

@@ -4,7 +4,7 @@ import { Fragment, useState } from "react";
 import { useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotFields } from "./honeypot.tsx";
-import { MAX_COMMENT } from "../../common/support-texts.ts";
+import { MAX_COMMENT } from "../../common/support-limits.ts";
 import { useAutoHide } from "./auto-hide.ts";
 import { FieldErrors } from "./field.tsx";
 import { useHydrated } from "./hydrated.ts";

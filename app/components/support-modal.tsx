@@ -3,7 +3,7 @@ import { getFormProps, type FieldMetadata } from "./form-state.ts";
 import { type ChangeEvent } from "react";
 import { Link, useFetcher } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
-import { onlyPhoneCharacters } from "../../common/support-texts.ts";
+import { onlyPhoneCharacters } from "../../common/support-limits.ts";
 import { useAutoHide } from "./auto-hide.ts";
 import { Field, FieldErrors, FormErrors } from "./field.tsx";
 import { CloseIcon } from "./icons.tsx";

@@ -46,11 +46,7 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(formData, { schema: contactFormSchema });
   if (submission.status !== "success") return refuse(submission.reply(), 400);
   // The visitor's address (when the host knows it) goes with it: the client is the visitor's.
-  const sent = await backend(context).requestMessage({
-    kind: "contact",
-    email: submission.value.email,
-    comment: submission.value.comment,
-  });
+  const sent = await backend(context).requestMessage({ kind: "contact", ...submission.value });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
     if (limited)

@@ -26,7 +26,7 @@ export const links: LinksFunction = () => [{ rel: "stylesheet", href: accountSty
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { user, view } = await loadWalletView(request, context);
   const config = services(context).config;
-  const unread = await backend(context).newMessagesCount({ email: user.email, twelveWords: user.words });
+  const unread = await backend(context).newMessagesCount({ email: user.email, twelvewords: user.words });
   return {
     view,
     unread: unread.ok ? unread.data.newMessagesCount : 0,

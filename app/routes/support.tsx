@@ -2,7 +2,7 @@ import type { SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { redirect } from "react-router";
 import { backend, limitedAnswer } from "../backend.server.ts";
-import { SUPPORT_BODY_NAMES, SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message.ts";
+import { SUPPORT_TEXTS, supportFormSchema } from "../../common/support-message.ts";
 import type { SupportActionData } from "../components/support-modal.tsx";
 import { readForm, refusePopupForm } from "../forms.server.ts";
 import { safeLocalUrl } from "../lib/safe-redirect.ts";
@@ -22,11 +22,6 @@ function safeReturnPath(value: FormDataEntryValue | string | null): string {
   url.searchParams.delete("modal");
   return `${url.pathname}${url.search}`;
 }
-
-/** The body fields call 12 may refuse, as the form names them. */
-const FIELD_OF: Record<string, string> = Object.fromEntries(
-  Object.entries(SUPPORT_BODY_NAMES).map(([field, body]) => [body, field]),
-);
 
 // The modal lives on the page it was opened on (`?modal=support`); /support
 // is where its form posts, not a page of its own (a visit is sent to /).
@@ -54,14 +49,11 @@ export async function action({ request, context }: Route.ActionArgs) {
     refusePopupForm(popup, { result, returnTo } satisfies SupportActionData, status, headers);
   const submission = parseWithZod(formData, { schema: supportFormSchema });
   if (submission.status !== "success") return refuse(submission.reply(), 400);
-  const { fullName, phone = "", comment } = submission.value;
   // The visitor's address (when the host knows it) goes with it, for abuse handling: the client is the visitor's.
   const sent = await backend(context).requestMessage({
     kind: "support",
     email: user.email,
-    fullName,
-    phone,
-    comment,
+    ...submission.value,
   });
   if (!sent.ok) {
     const limited = limitedAnswer(sent);
@@ -70,9 +62,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     const fieldErrors: Record<string, string[]> = {};
     const formErrors: string[] = [];
     if (sent.kind === "rejected") {
+      // A refused field comes back by the form's own name (fullName); the e-mail is the account's.
       for (const issue of sent.issues ?? []) {
-        const field = FIELD_OF[issue.path];
-        if (field) fieldErrors[field] = [...(fieldErrors[field] ?? []), issue.message];
+        if (Object.hasOwn(supportFormSchema.shape, issue.path))
+          fieldErrors[issue.path] = [...(fieldErrors[issue.path] ?? []), issue.message];
         else formErrors.push(issue.message);
       }
       if (Object.keys(fieldErrors).length === 0 && formErrors.length === 0) formErrors.push(sent.message);

@@ -109,7 +109,7 @@ export async function action({ request, params, context }: Route.ActionArgs) {
     const answer = await backend(context).requestWallet({
       email: user.email,
       twelveWords: user.words,
-      ticker: coin.ticker,
+      requestText: coin.ticker,
     });
     let notice = answer.ok
       ? answer.data.message

@@ -1,7 +1,7 @@
 // The spec's API contract (section 7), written once: each call's path, its
-// request body and its answer. The backend's HTTP handler and its in-process
-// services parse bodies with these schemas; the web tier's client builds
-// bodies with `wire` and checks answers with `answer`, over either transport.
+// request body and its answer. The backend's HTTP handler and the web tier's
+// in-process client decode bodies with decodeBody; the client builds them with
+// encodeBody and checks answers with `answer`, over either transport.
 //
 // Request bodies: unknown fields are ignored (record 004, issue 6): zod's
 // plain objects strip them, so the parsed output only ever holds known keys,
@@ -12,6 +12,8 @@ import { z } from "zod";
 import { isTicker } from "../coins.ts";
 import { MAX_DESTINATION_TAG } from "../literals.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../phrase.ts";
+import { MESSAGE_RULES } from "../support-message.ts";
+import { firstPerField, refusal, type Issue, type Refusal } from "./refusals.ts";
 
 const platform = z.string();
 
@@ -162,9 +164,10 @@ export const messageOpenBody = z.object({
  * message (email and comment only). The presence of full_name picks the kind
  * (record 011); every other field is then read by that kind's shape, so a
  * contact body with a stray `phone` is still a contact message and the phone
- * is ignored like any unknown field. Only types are checked here; the field
- * rules and their texts (spec section 5) are the route's, so a refusal names
- * the field with the text the sender sees.
+ * is ignored like any unknown field. Only types are checked here (400
+ * invalid_request); the field rules and their texts (spec section 5) are the
+ * forms' own (common/support-message.ts), run by the call's decode next, so a
+ * refusal names the field with the text the sender sees (400 invalid_message).
  */
 const supportMessageBody = z.object({
   platform,
@@ -179,14 +182,14 @@ const contactMessageBody = z.object({
   comment: z.string("Must be a string."),
 });
 
-export type RequestMessageBody =
-  | z.output<typeof supportMessageBody>
-  | (z.output<typeof contactMessageBody> & { full_name?: undefined; phone?: undefined });
+type MessageBody =
+  | ({ kind: "support" } & z.output<typeof supportMessageBody>)
+  | ({ kind: "contact" } & z.output<typeof contactMessageBody>);
 
-const pickMessageKind = z.unknown().transform((body, ctx): RequestMessageBody => {
+const pickMessageKind = z.unknown().transform((body, ctx): MessageBody => {
   const isSupport = typeof body === "object" && body !== null && Object.hasOwn(body, "full_name");
-  const parsed = (isSupport ? supportMessageBody : contactMessageBody).safeParse(body);
-  if (parsed.success) return parsed.data;
+  const parsed = isSupport ? supportMessageBody.safeParse(body) : contactMessageBody.safeParse(body);
+  if (parsed.success) return { kind: isSupport ? "support" : "contact", ...parsed.data } as MessageBody;
   for (const issue of parsed.error.issues)
     ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
   return z.NEVER;
@@ -293,214 +296,172 @@ export type SentTransaction = z.infer<typeof sentTransaction>;
 export type OpenMessageData = z.infer<typeof openMessageAnswer>;
 
 // ---------------------------------------------------------------------------
-// What a caller of the client passes (camelCase, phrases as word lists).
+// The calls. Each is written once: its path, its body as the spec spells it
+// (wire names, snake_case or camelCase as section 7 has them) and its answer.
+// Everything else is derived from that one declaration (record 046):
+//   - the client's input: the body's fields by their camelCase names (full_name → fullName),
+//     without `platform`; a phrase may be a list of words;
+//   - encodeBody(input): the JSON body, wire names back, a phrase as one space-joined string;
+//   - decodeBody(body): the body checked by its schema (types, and for calls 1–11 their rules),
+//     its fields renamed to camelCase for the services and the domain, then the call's field
+//     rules (call 12: the forms' own); a refusal names the fields at fault, by wire name over
+//     HTTP and by the form's name in the client's answer (formPath).
 
-export interface CreateAccountInput {
-  email: string;
-  password: string;
-  passwordConfirmed: string;
+/** A wire name in camelCase: full_name → fullName; a name without "_" is itself. */
+type Camel<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<Camel<Tail>>}`
+  : S;
+
+/** An object's keys in camelCase, over each member of a union; `platform` is the transport's. */
+type Cameled<T> = T extends unknown
+  ? { [K in keyof T as K extends "platform" ? never : K extends string ? Camel<K> : K]: T[K] }
+  : never;
+
+/** A wire name, or a refused field's path, in camelCase: the name the app and its forms use. */
+export function formPath(name: string): string {
+  return name.replace(/_([a-z])/gu, (_, letter: string) => letter.toUpperCase());
 }
 
-export interface LoginInput {
-  email: string;
-  password: string;
-  /**
-   * Our addition to call 2 (record 015): why the password is checked, for the
-   * audit log — the security page's phrase reveal, or the restore flow's
-   * e-mail lookup. Absent: a sign-in.
-   */
-  purpose?: "reveal" | "restore";
-}
-
-export interface PhraseInput {
-  email: string;
-  twelveWords: string[];
-}
-
-export interface ChangePasswordInput extends PhraseInput {
-  password: string;
-  confirmPassword: string;
-}
-
-export interface ClientBalancesInput extends PhraseInput {
-  /** Newest first; at most this many transactions (1..1000). */
-  transactionsLimit?: number;
-  /** Only transactions older than this ISO date (paging). */
-  transactionsBefore?: string;
-  /** Only this coin's transactions (a wallet page). */
-  transactionsCoin?: string;
-  /** false: no transactions, no messages (a page that shows neither; the lists come back empty). */
-  includeTransactions?: boolean;
-  includeMessages?: boolean;
-}
-
-export interface RequestWalletInput extends PhraseInput {
-  ticker: string;
-}
-
-export interface RequestTransactionInput extends PhraseInput {
-  walletId: string;
-  /** Decimal text, at most SEND_DECIMALS decimals. */
-  amount: string;
-  /** The client's USD figure (the server prices the send itself). */
-  amountInUsd: string;
-  receiverWalletAddress: string;
-  /** Issued with the form: the same key again answers the first answer and sends nothing. */
-  idempotencyKey?: string;
-  /** XRP only: the destination tag, 0..4294967295. */
-  destinationTag?: number;
-}
-
-export interface OpenMessageInput extends PhraseInput {
-  messageId: string;
-}
-
-/** Call 12: the support modal's message, or the public contact form's. */
-export type RequestMessageInput =
-  | { kind: "support"; email: string; fullName: string; phone: string; comment: string }
-  | { kind: "contact"; email: string; comment: string };
-
-// ---------------------------------------------------------------------------
-// The calls: path, body schema, answer schema, and the body a client input becomes.
-
-const words = (input: PhraseInput) => input.twelveWords.join(" ");
-
-/** One call of the contract. `wire` builds the JSON body (without `platform`) from the client's input. */
-export interface CallSpec<I, B extends z.ZodType, A extends z.ZodType> {
+/** One call of the contract; `rules`, when present, run on the decoded body (call 12). */
+export interface CallSpec<B extends z.ZodType, A extends z.ZodType, R extends z.ZodType | undefined> {
   path: string;
   body: B;
   answer: A;
-  wire(input: I): Record<string, unknown>;
+  rules: R;
 }
 
-function call<I, B extends z.ZodType, A extends z.ZodType>(spec: CallSpec<I, B, A>): CallSpec<I, B, A> {
-  return spec;
+function call<
+  B extends z.ZodType & { shape: z.ZodRawShape },
+  A extends z.ZodType,
+  R extends z.ZodType | undefined = undefined,
+>(spec: { path: string; body: B; answer: A; rules?: R }): CallSpec<B, A, R> {
+  return { ...spec, rules: spec.rules as R };
 }
 
 /** Our base path: the calls are mounted at `${API_BASE}${path}`. */
 export const API_BASE = "/api";
 
 export const CALLS = {
-  createAccount: call({
-    path: "/aml-authentication",
-    body: createAccountBody,
-    answer: createAccountAnswer,
-    wire: (input: CreateAccountInput) => ({
-      email: input.email,
-      password: input.password,
-      passwordConfirmed: input.passwordConfirmed,
-    }),
-  }),
-  login: call({
-    path: "/aml-authorization",
-    body: loginBody,
-    answer: loginAnswer,
-    wire: (input: LoginInput) => ({
-      email: input.email,
-      password: input.password,
-      ...(input.purpose !== undefined ? { purpose: input.purpose } : {}),
-    }),
-  }),
-  checkLoggedIn: call({
-    path: "/check-if-logged-in",
-    body: phraseBody,
-    answer: checkLoggedInAnswer,
-    wire: (input: PhraseInput) => ({ email: input.email, twelveWords: words(input) }),
-  }),
-  checkPhrase: call({
-    path: "/request-change-password",
-    body: phraseBody,
-    answer: messageAnswer,
-    wire: (input: PhraseInput) => ({ email: input.email, twelveWords: words(input) }),
-  }),
+  createAccount: call({ path: "/aml-authentication", body: createAccountBody, answer: createAccountAnswer }),
+  /** Call 2; `purpose` is our addition (record 015). */
+  login: call({ path: "/aml-authorization", body: loginBody, answer: loginAnswer }),
+  checkLoggedIn: call({ path: "/check-if-logged-in", body: phraseBody, answer: checkLoggedInAnswer }),
+  checkPhrase: call({ path: "/request-change-password", body: phraseBody, answer: messageAnswer }),
   changePassword: call({
     path: "/aml-client-change-password",
     body: changePasswordBody,
     answer: messageAnswer,
-    wire: (input: ChangePasswordInput) => ({
-      email: input.email,
-      twelveWords: words(input),
-      password: input.password,
-      confirmPassword: input.confirmPassword,
-    }),
   }),
   clientBalances: call({
     path: "/aml-client-balances",
     body: clientBalancesBody,
     answer: clientBalancesAnswer,
-    wire: (input: ClientBalancesInput) => ({
-      email: input.email,
-      twelveWords: words(input),
-      ...(input.transactionsLimit !== undefined ? { transactions_limit: input.transactionsLimit } : {}),
-      ...(input.transactionsBefore !== undefined ? { transactions_before: input.transactionsBefore } : {}),
-      ...(input.transactionsCoin !== undefined ? { transactions_coin: input.transactionsCoin } : {}),
-      ...(input.includeTransactions !== undefined ? { include_transactions: input.includeTransactions } : {}),
-      ...(input.includeMessages !== undefined ? { include_messages: input.includeMessages } : {}),
-    }),
   }),
-  requestWallet: call({
-    path: "/request-nonbtc-wallet",
-    body: walletRequestBody,
-    answer: messageAnswer,
-    wire: (input: RequestWalletInput) => ({
-      email: input.email,
-      twelveWords: words(input),
-      request_text: input.ticker,
-    }),
-  }),
-  // Call 7 spells the field `twelvewords` (spec section 7).
+  requestWallet: call({ path: "/request-nonbtc-wallet", body: walletRequestBody, answer: messageAnswer }),
+  // Call 7 spells the field `twelvewords` (spec section 7), and so does its input.
   newMessagesCount: call({
     path: "/aml-new-messages-count",
     body: newMessagesCountBody,
     answer: newMessagesCountAnswer,
-    wire: (input: PhraseInput) => ({ email: input.email, twelvewords: words(input) }),
   }),
   requestTransaction: call({
     path: "/request-transaction",
     body: requestTransactionBody,
     answer: requestTransactionAnswer,
-    wire: (input: RequestTransactionInput) => ({
-      email: input.email,
-      twelveWords: words(input),
-      amount: input.amount,
-      amount_in_usd: input.amountInUsd,
-      receiver_wallet_address: input.receiverWalletAddress,
-      wallet_id: input.walletId,
-      ...(input.idempotencyKey !== undefined ? { idempotency_key: input.idempotencyKey } : {}),
-      ...(input.destinationTag !== undefined ? { destination_tag: input.destinationTag } : {}),
-    }),
   }),
   // Call 8: our contract also takes the caller's credentials (record 011).
-  openMessage: call({
-    path: "/aml-message-open-status",
-    body: messageOpenBody,
-    answer: openMessageAnswer,
-    wire: (input: OpenMessageInput) => ({
-      email: input.email,
-      twelveWords: words(input),
-      messageId: input.messageId,
-    }),
-  }),
-  // Call 12: the body's shape tells the backend which form sent it; no credentials.
+  openMessage: call({ path: "/aml-message-open-status", body: messageOpenBody, answer: openMessageAnswer }),
+  // Call 12: no credentials; the body's shape tells which form sent it, the forms' rules check it.
   requestMessage: call({
     path: "/request-message",
     body: requestMessageBody,
     answer: messageAnswer,
-    wire: (input: RequestMessageInput) =>
-      input.kind === "support"
-        ? { email: input.email, full_name: input.fullName, phone: input.phone, comment: input.comment }
-        : { email: input.email, comment: input.comment },
+    rules: MESSAGE_RULES,
   }),
 } as const;
 
 export type CallName = keyof typeof CALLS;
 type Calls = typeof CALLS;
-/** The client's input of a call. */
-export type CallInput<N extends CallName> = Parameters<Calls[N]["wire"]>[0];
-/** A call's body after its schema (what the backend's services take). */
-export type CallBody<N extends CallName> = z.output<Calls[N]["body"]>;
+type Rules<N extends CallName> = Calls[N]["rules"];
+
+/** A call's body after its decode: what the backend's services and the domain take. */
+export type CallBody<N extends CallName> =
+  Rules<N> extends z.ZodType ? z.output<Rules<N>> : Cameled<z.output<Calls[N]["body"]>>;
+
+/** The client's input of a call: the body's fields by their camelCase names. */
+export type CallInput<N extends CallName> =
+  Rules<N> extends z.ZodType ? z.input<Rules<N>> : Cameled<z.input<Calls[N]["body"]>>;
+
 /** A call's answer. */
 export type CallAnswer<N extends CallName> = z.output<Calls[N]["answer"]>;
+
+export type ClientBalancesInput = CallInput<"clientBalances">;
+export type RequestTransactionInput = CallInput<"requestTransaction">;
+export type RequestMessageInput = CallInput<"requestMessage">;
+
+/** The wire name of a body field the app names `name` (its camelCase), from the call's own shape. */
+function wireName(name: CallName, field: string): string {
+  return Object.keys(CALLS[name].body.shape).find((key) => formPath(key) === field) ?? field;
+}
+
+/** Fields that travel as one space-joined string of words (spec section 7), whatever the input holds. */
+const WORD_FIELDS: ReadonlySet<unknown> = new Set([twelveWords]);
+
+/** The JSON body of a call (with `platform`) from the client's input: wire names, phrases as text. */
+export function encodeBody<N extends CallName>(name: N, input: CallInput<N>, platformCode: string) {
+  const shape: z.ZodRawShape = CALLS[name].body.shape;
+  const body: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+    const wire = wireName(name, key);
+    const field = shape[wire];
+    if (value === undefined || !field) continue;
+    body[wire] = WORD_FIELDS.has(field) && Array.isArray(value) ? value.join(" ") : value;
+  }
+  return { ...body, platform: platformCode };
+}
+
+function issuesOf(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
+/** The body's fields by their camelCase names. */
+function cameled(value: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => key !== "platform")
+      .map(([key, field]) => [formPath(key), field]),
+  );
+}
+
+/**
+ * A body (already a JSON object with the right platform) as the call's services
+ * take it, or its refusal: 400 invalid_request naming the fields of the wrong
+ * type; then, for a call with field rules, 400 invalid_message with the first
+ * text each refused field breaks (in body order), by wire name.
+ */
+export function decodeBody<N extends CallName>(
+  name: N,
+  body: unknown,
+): { ok: true; body: CallBody<N> } | Refusal {
+  const spec: CallSpec<z.ZodType, z.ZodType, z.ZodType | undefined> = CALLS[name];
+  const parsed = spec.body.safeParse(body);
+  if (!parsed.success) return refusal("invalid_request", { issues: issuesOf(parsed.error) });
+  const decoded = cameled(parsed.data as Record<string, unknown>);
+  if (!spec.rules) return { ok: true, body: decoded as CallBody<N> };
+  const checked = spec.rules.safeParse(decoded);
+  if (checked.success) return { ok: true, body: checked.data as CallBody<N> };
+  const issues = firstPerField(issuesOf(checked.error)).map((issue) => ({
+    ...issue,
+    path: wireName(name, issue.path),
+  }));
+  return refusal("invalid_message", { detail: issues[0]?.message ?? "", issues });
+}
+
+/** A refusal as the client hands it to the app: each refused field by the form's name. */
+export function withFormPaths(refused: Refusal): Refusal {
+  if (!refused.issues) return refused;
+  return { ...refused, issues: refused.issues.map((issue) => ({ ...issue, path: formPath(issue.path) })) };
+}
 
 /** Headers our own web tier adds to its HTTP calls (records 011, 026). */
 export const CLIENT_IP_HEADER = "X-Coinkeep-Client-Ip";

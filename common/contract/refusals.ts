@@ -69,6 +69,12 @@ export interface Issue {
   message: string;
 }
 
+/** The first issue of each field, in the order the fields were checked. */
+export function firstPerField(issues: readonly Issue[]): Issue[] {
+  const seen = new Set<string>();
+  return issues.filter((issue) => !seen.has(issue.path) && seen.add(issue.path));
+}
+
 /** One refusal as both transports hand it over. */
 export interface Refusal {
   ok: false;

@@ -23,7 +23,7 @@ import {
   type AccountsContext,
 } from "./domain/accounts.ts";
 import { samePassword, type ServerKeys } from "./domain/crypto.ts";
-import { openMessage, storeSupportMessage, type SupportMessageInput } from "./domain/messages.ts";
+import { openMessage, storeSupportMessage } from "./domain/messages.ts";
 import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
 import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
@@ -234,14 +234,8 @@ export function createServices(ctx: ServicesContext): BackendServices {
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
       const { userId } = result;
       const data = await clientBalances(ctx.db, userId, {
+        ...body,
         readWallets: () => sharedRead(caller, `balances:${userId}`, () => balancesForUser(ctx.db, userId)),
-        ...(body.transactions_limit === undefined ? {} : { transactionsLimit: body.transactions_limit }),
-        ...(body.transactions_before === undefined ? {} : { transactionsBefore: body.transactions_before }),
-        ...(body.transactions_coin === undefined ? {} : { transactionsCoin: body.transactions_coin }),
-        ...(body.include_transactions === undefined
-          ? {}
-          : { includeTransactions: body.include_transactions }),
-        ...(body.include_messages === undefined ? {} : { includeMessages: body.include_messages }),
       });
       return { ok: true, data };
     },
@@ -250,7 +244,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
       const result = await checkWords(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
       // The call's name is historical: any supported coin, BTC included, is requested here.
-      const coin = coinFor(body.request_text.trim());
+      const coin = coinFor(body.requestText.trim());
       if (!coin) return refusal("unsupported_coin");
       const requested = await requestWallet(ctx.db, result.userId, coin.ticker, ctx.issuing);
       // The account was found a moment ago; gone now means it no longer holds these credentials.
@@ -275,11 +269,11 @@ export function createServices(ctx: ServicesContext): BackendServices {
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
       const sent = await requestSend(ctx.db, {
         userId: result.userId,
-        walletId: body.wallet_id,
+        walletId: body.walletId,
         amount: body.amount,
-        destination: body.receiver_wallet_address,
-        destinationTag: body.destination_tag,
-        idempotencyKey: body.idempotency_key,
+        destination: body.receiverWalletAddress,
+        destinationTag: body.destinationTag,
+        idempotencyKey: body.idempotencyKey,
         usdPrice: ctx.usdPrice,
         usdtNetwork: ctx.usdtNetwork,
       });
@@ -296,27 +290,14 @@ export function createServices(ctx: ServicesContext): BackendServices {
     },
 
     async requestMessage(body, caller) {
-      // The body's shape says which form sent it: the support modal sends full_name.
-      const input: SupportMessageInput =
-        body.full_name === undefined
-          ? { kind: "contact", email: body.email, comment: body.comment }
-          : {
-              kind: "support",
-              email: body.email,
-              fullName: body.full_name,
-              phone: body.phone,
-              comment: body.comment,
-            };
+      // The call's decode has checked the fields by the forms' rules (common/support-message.ts).
       const taken = await ctx.limits?.takeMessage(caller.senderIp);
       if (isLimited(taken)) return limitedRefusal(taken);
-      const stored = await storeSupportMessage(ctx.db, input, { ip: caller.senderIp });
+      const stored = await storeSupportMessage(ctx.db, body, { ip: caller.senderIp });
       if (!stored.ok) {
         // A refused message does not use up the sender's allowance.
         await taken?.giveBack();
-        const [first] = stored.issues;
-        return first
-          ? refusal("invalid_message", { detail: first.message, issues: stored.issues })
-          : refusal("invalid_request", { issues: stored.issues });
+        return refusal("invalid_message", { detail: stored.issues[0]?.message ?? "", issues: stored.issues });
       }
       return { ok: true, data: { success: true, message: ANSWERS.messageSent } };
     },

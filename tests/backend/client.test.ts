@@ -68,7 +68,7 @@ describe("requests", () => {
     await client.checkPhrase({ email: "a@b.co", twelveWords: WORDS });
     await client.changePassword({ email: "a@b.co", twelveWords: WORDS, password: "p", confirmPassword: "p" });
     await client.clientBalances({ email: "a@b.co", twelveWords: WORDS });
-    await client.requestWallet({ email: "a@b.co", twelveWords: WORDS, ticker: "ETH" });
+    await client.requestWallet({ email: "a@b.co", twelveWords: WORDS, requestText: "ETH" });
     await client.requestTransaction({
       email: "a@b.co",
       twelveWords: WORDS,
@@ -77,7 +77,7 @@ describe("requests", () => {
       amountInUsd: "1",
       receiverWalletAddress: "x",
     });
-    await client.newMessagesCount({ email: "a@b.co", twelveWords: WORDS });
+    await client.newMessagesCount({ email: "a@b.co", twelvewords: WORDS });
     await client.openMessage({ email: "a@b.co", twelveWords: WORDS, messageId: "m" });
     await client.requestMessage({ kind: "contact", email: "a@b.co", comment: "hello there" });
     expect(paths).toEqual([

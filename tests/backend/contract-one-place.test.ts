@@ -130,7 +130,7 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
     const request = createInProcessClient(handler.services, "CK", undefined);
     const answers = await Promise.all([
       request.clientBalances(me),
-      request.newMessagesCount(me),
+      request.newMessagesCount({ email: me.email, twelvewords: me.twelveWords }),
       request.checkLoggedIn(me),
     ]);
     expect(answers.map((a) => a.ok)).toEqual([true, true, true]);
@@ -139,10 +139,16 @@ describeEachDatabase("the contract is written once ($name)", { openTimeout: 120_
       .set({ phraseHmac: "0".repeat(64) })
       .where(eq(users.email, email));
     // Still this request: answered from its check, as the whole request was made by that user.
-    expect(await request.newMessagesCount(me)).toEqual({ ok: true, data: { newMessagesCount: 0 } });
+    expect(await request.newMessagesCount({ email: me.email, twelvewords: me.twelveWords })).toEqual({
+      ok: true,
+      data: { newMessagesCount: 0 },
+    });
     // The next request checks again, and is refused.
     const next = createInProcessClient(handler.services, "CK", undefined);
-    expect(await next.newMessagesCount(me)).toMatchObject({ ok: false, code: "invalid_credentials" });
+    expect(await next.newMessagesCount({ email: me.email, twelvewords: me.twelveWords })).toMatchObject({
+      ok: false,
+      code: "invalid_credentials",
+    });
     // A wrong phrase is never remembered: each call checks it.
     const wrong = { email, twelveWords: [...me.twelveWords.slice(1), me.twelveWords[0] ?? ""] };
     expect(await request.checkLoggedIn(wrong)).toMatchObject({ ok: false, code: "invalid_credentials" });

@@ -396,8 +396,9 @@ function suite(transport: Transport, getDatabase: () => OpenedDatabase) {
         code: "invalid_message",
         status: 400,
         message: TEXTS.fullName,
+        // The client names a refused field as its input does (the form's name), over either transport.
         issues: [
-          { path: "full_name", message: TEXTS.fullName },
+          { path: "fullName", message: TEXTS.fullName },
           { path: "phone", message: TEXTS.phone },
           { path: "comment", message: TEXTS.supportComment },
         ],

@@ -7,7 +7,7 @@
 // Each POST route passes the same checks, in this order:
 //   404 unknown path · 405 wrong method · 415 not application/json ·
 //   413 body over maxBodyBytes · 400 malformed JSON / not an object ·
-//   400 missing or unknown platform · 400 schema (unknown fields ignored).
+//   400 missing or unknown platform · 400 the call's decode (unknown fields ignored).
 //
 // The handler's optional second argument is the connection's address (as
 // @remix-run/node-fetch-server passes it); call 12 records the sender's IP,
@@ -15,11 +15,10 @@
 // web tier: in-process, or a configured one with its token (senderAddress in
 // ./http.ts, record 026).
 import { DrizzleQueryError } from "drizzle-orm";
-import type { z } from "zod";
 import type { Ticker } from "../../../common/coins.ts";
-import { API_BASE, CALLS, type CallName } from "../../../common/contract/calls.ts";
+import { API_BASE, CALLS, decodeBody, type CallName } from "../../../common/contract/calls.ts";
 import type { BackendServices, Caller, Outcome } from "../../../common/contract/client.ts";
-import { refusal, type Issue } from "../../../common/contract/refusals.ts";
+import { refusal } from "../../../common/contract/refusals.ts";
 import { log } from "../../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
 import type { UsdtNetwork } from "../../../common/addresses.ts";
@@ -113,10 +112,6 @@ type Service = (body: unknown, caller: Caller) => Promise<Outcome<unknown>>;
 const callsByPath = new Map<string, CallName>(
   (Object.keys(CALLS) as CallName[]).map((name) => [`${API_BASE}${CALLS[name].path}`, name]),
 );
-
-function toIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
-}
 
 /**
  * What may be logged about an unexpected error: its class, its driver cause and
@@ -220,11 +215,10 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
       return refusalResponse(refusal("unknown_platform"));
     }
 
-    const parsed = CALLS[name].body.safeParse(body);
-    if (!parsed.success)
-      return refusalResponse(refusal("invalid_request", { issues: toIssues(parsed.error) }));
+    const decoded = decodeBody(name, body);
+    if (!decoded.ok) return refusalResponse(decoded);
     const caller = { senderIp: senderAddress(request, client, fromWebTier) };
-    return outcomeResponse(await services[name](parsed.data, caller));
+    return outcomeResponse(await services[name](decoded.body, caller));
   }
 
   async function handler(request: Request, client?: ClientAddress): Promise<Response> {

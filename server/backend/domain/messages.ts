@@ -7,13 +7,9 @@
 // Operator functions take an AppDb, which may be a transaction, so the
 // operator commands can write their audit row atomically with the change.
 import { and, desc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
-import {
-  characters,
-  firstRefusal,
-  SUPPORT_FIELDS,
-  SUPPORT_TEXTS,
-  type SupportBodyField,
-} from "../../../common/support-message.ts";
+import type { z } from "zod";
+import { firstPerField, type Issue } from "../../../common/contract/refusals.ts";
+import { characters, MESSAGE_RULES, type CheckedMessage } from "../../../common/support-message.ts";
 import type { AppDb } from "../db/index.ts";
 import {
   messageReads,
@@ -147,74 +143,26 @@ export async function openMessage(db: AppDb, userId: string, messageId: string):
 
 export type SupportKind = "support" | "contact";
 
-/** A message as the sender wrote it (call 12's body without the platform). */
-export type SupportMessageInput =
-  | { kind: "support"; email: string; fullName: string; phone?: string | undefined; comment: string }
-  | { kind: "contact"; email: string; comment: string };
-
-export interface SupportIssue {
-  /** The body field: email, full_name, phone or comment. */
-  path: SupportBodyField;
-  message: string;
-}
-
-export interface CheckedSupportMessage {
-  kind: SupportKind;
-  /** Trimmed, lower-cased. */
-  email: string;
-  /** Trimmed; null for a contact message. */
-  fullName: string | null;
-  /** Trimmed; null when absent or empty. */
-  phone: string | null;
-  /** As written: the limits count it trimmed (at least) and whole (at most). */
-  comment: string;
-}
+/** A field of a message refused by its rules, by the form's name (fullName), with the sender's text. */
+export type SupportIssue = Issue;
 
 /**
  * Checks a support or contact message by the field rules both tiers share
- * (common/support-message.ts) and that it can be stored. Issues come in body
- * order (email, full_name, phone, comment), at most one per field: the first
- * rule the field breaks.
+ * (common/support-message.ts) — call 12's decode has run them already; this is
+ * for the operators' tools and tests that store a message directly. Issues
+ * come in body order (email, fullName, phone, comment), at most one per field:
+ * the first rule the field breaks.
  */
 export function checkSupportMessage(
-  input: SupportMessageInput,
-): { ok: true; value: CheckedSupportMessage } | { ok: false; issues: SupportIssue[] } {
-  const issues: SupportIssue[] = [];
-  const refuse = (path: SupportIssue["path"], message: string | null) => {
-    if (message !== null) issues.push({ path, message });
-    return message !== null;
-  };
-
-  const email = normaliseEmail(input.email);
-  refuse("email", firstRefusal(SUPPORT_FIELDS.email, email));
-
-  let fullName: string | null = null;
-  let phone: string | null = null;
-  if (input.kind === "support") {
-    fullName = input.fullName.trim();
-    if (!refuse("full_name", firstRefusal(SUPPORT_FIELDS.fullName, fullName)) && !storable(fullName)) {
-      refuse("full_name", SUPPORT_TEXTS.fullNameUnstorable);
-    }
-
-    const rawPhone = (input.phone ?? "").trim();
-    if (rawPhone !== "") {
-      phone = rawPhone;
-      refuse("phone", firstRefusal(SUPPORT_FIELDS.phone, rawPhone));
-    }
-  }
-
-  const comment = input.comment;
-  const refused = refuse(
-    "comment",
-    firstRefusal(
-      input.kind === "support" ? SUPPORT_FIELDS.supportComment : SUPPORT_FIELDS.contactComment,
-      comment,
-    ) ?? firstRefusal(SUPPORT_FIELDS.commentLength, comment),
-  );
-  if (!refused && !storable(comment)) refuse("comment", SUPPORT_TEXTS.commentUnstorable);
-
-  if (issues.length > 0) return { ok: false, issues };
-  return { ok: true, value: { kind: input.kind, email, fullName, phone, comment } };
+  message: z.input<typeof MESSAGE_RULES>,
+): { ok: true; value: CheckedMessage } | { ok: false; issues: SupportIssue[] } {
+  const checked = MESSAGE_RULES.safeParse(message);
+  if (checked.success) return { ok: true, value: checked.data };
+  const issues = checked.error.issues.map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+  return { ok: false, issues: firstPerField(issues) };
 }
 
 export interface StoreSupportMessageOptions {
@@ -230,7 +178,7 @@ export type StoreSupportMessageResult =
 /** Call 12: checks a support or contact message and stores it for the operators. */
 export async function storeSupportMessage(
   db: AppDb,
-  input: SupportMessageInput,
+  input: z.input<typeof MESSAGE_RULES>,
   opts: StoreSupportMessageOptions,
 ): Promise<StoreSupportMessageResult> {
   const checked = checkSupportMessage(input);
