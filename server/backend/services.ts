@@ -268,12 +268,8 @@ export function createServices(ctx: ServicesContext): BackendServices {
       const result = await checkWords(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
       const sent = await requestSend(ctx.db, {
+        ...body,
         userId: result.userId,
-        walletId: body.walletId,
-        amount: body.amount,
-        destination: body.receiverWalletAddress,
-        destinationTag: body.destinationTag,
-        idempotencyKey: body.idempotencyKey,
         usdPrice: ctx.usdPrice,
         usdtNetwork: ctx.usdtNetwork,
       });

@@ -18,6 +18,7 @@ import { createHash } from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { SEND_DECIMALS } from "../../../common/contract/amounts.ts";
+import type { CallBody } from "../../../common/contract/calls.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
 import { sendRequests, wallets } from "../db/schema.ts";
 import { isUniqueViolation } from "./accounts.ts";
@@ -41,15 +42,15 @@ export interface SentTransaction {
   destination_tag?: number;
 }
 
-export interface SendInput {
+/**
+ * Call 6's decoded body (the amount as received: decimal text or a JSON number; XRP's
+ * destination tag, which an X-address may carry too), and who sends.
+ */
+export interface SendInput extends Pick<
+  CallBody<"requestTransaction">,
+  "walletId" | "amount" | "receiverWalletAddress" | "destinationTag" | "idempotencyKey"
+> {
   userId: string;
-  walletId: string;
-  /** As received: decimal text, or a JSON number. */
-  amount: string | number;
-  destination: string;
-  /** XRP only: the destination tag (an X-address destination may carry one too). */
-  destinationTag?: number | null | undefined;
-  idempotencyKey?: string | undefined;
   /** The coin's USD price now (plain decimal), or null when none is known. */
   usdPrice: (coin: Ticker) => Promise<string | null>;
   usdtNetwork?: UsdtNetwork;
@@ -150,7 +151,7 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
   // An X-address becomes its classic address and the tag it carries (common/addresses.ts).
   const checked = resolveDestination(
     coin,
-    input.destination,
+    input.receiverWalletAddress,
     input.destinationTag ?? null,
     input.usdtNetwork ? { usdtNetwork: input.usdtNetwork } : {},
   );
