@@ -5,8 +5,10 @@ import {
   createUser,
   ddmmyy,
   expectAccessible,
+  followMenuLink,
   jsEnabled,
   login,
+  MOBILE,
   ops,
   PLATFORM,
   sidebar,
@@ -259,10 +261,9 @@ test.describe("support", () => {
   );
 
   test("from the mobile menu; closing it goes back without sending", async ({ page, user }, testInfo) => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    await page.setViewportSize(MOBILE);
     await login(page, testInfo, user);
-    await page.locator(".burger > summary").click();
-    await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name: "Support" }).click();
+    await followMenuLink(page, "Support");
     const dialog = page.getByRole("dialog", { name: "Start Here" });
     await expect(dialog).toBeVisible();
     await expect(page).toHaveURL(/\/home\?modal=support$/);
