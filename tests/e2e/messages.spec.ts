@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
   ddmmyy,
   expectAccessible,
   followMenuLink,
@@ -110,9 +109,9 @@ test.describe("notifications", () => {
   // A message to everyone reaches every user that exists when it is sent, also the users of
   // tests running alongside (this file's empty state, wallets.spec.ts "no badge without unread
   // messages"), which would then see it. So it runs only when asked: E2E_BROADCAST=1.
-  test("a message to everyone reaches an existing user", async ({ page, request, operator }, testInfo) => {
+  test("a message to everyone reaches an existing user", async ({ page, newUser, operator }, testInfo) => {
     test.skip(!process.env.E2E_BROADCAST, "sends to every user of the test server: set E2E_BROADCAST=1");
-    const user = await createUser(request, "message-all");
+    const user = await newUser("message-all");
     const text = `Scheduled maintenance ${randomUUID().slice(0, 8)}.`;
     operator.run("message", "--all", text);
     await login(page, testInfo, user);
@@ -133,10 +132,11 @@ test.describe("notifications", () => {
     page,
     request,
     user: owner,
+    newUser,
     operator,
   }, testInfo) => {
     const sent = { messageId: operator.message(owner.email, "For the owner only.") };
-    const user = await createUser(request, "message-forged");
+    const user = await newUser("message-forged");
     await login(page, testInfo, user);
     // Without the form's CSRF token: refused before anything else.
     const forged = await page.request.post("/notifications", {
