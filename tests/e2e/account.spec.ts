@@ -1,9 +1,13 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
+  chooseNewPassword,
   expectAccessible,
+  fillWords,
   jsEnabled,
-  login,
+  paste,
+  restoreStepOne,
+  submitCreateWallet,
+  submitLogin,
   uniqueEmail,
   visit,
   waitForReady,
@@ -44,9 +48,8 @@ test.describe("landing and redirects", () => {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Secure Your Coins, Secure Your Future");
   });
 
-  test("signed-in users are sent from public routes to /home", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "redirect");
-    await login(page, testInfo, user);
+  test("signed-in users are sent from public routes to /home", async ({ page, signedIn }) => {
+    void signedIn;
     for (const path of ["/", "/login", "/create-wallet", "/restore-wallet", "/fast-login"]) {
       await page.goto(path);
       await expect(page).toHaveURL(/\/home$/);
@@ -63,33 +66,23 @@ test.describe("create wallet", () => {
     await page.getByRole("button", { name: "Next" }).click();
     await expect(page.getByText("Please fill out all fields.")).toBeVisible();
 
-    await page.getByLabel("Email").fill("not-an-email");
-    await page.getByLabel("Password", { exact: true }).fill("secret-1");
-    await page.getByLabel("Confirm password").fill("secret-2");
-    await page.getByRole("button", { name: "Next" }).click();
+    await submitCreateWallet(page, "not-an-email", "secret-1", "secret-2");
     await expect(page.getByText("Please provide a valid email.")).toBeVisible();
     await expect(page.getByText("Passwords do not match.")).toBeVisible();
     await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
     await expectAccessible(page);
   });
 
-  test("an e-mail already registered shows the server's message", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "taken");
+  test("an e-mail already registered shows the server's message", async ({ page, user }, testInfo) => {
     await visit(page, "/create-wallet", testInfo);
-    await page.getByLabel("Email").fill(user.email.toUpperCase());
-    await page.getByLabel("Password", { exact: true }).fill("another");
-    await page.getByLabel("Confirm password").fill("another");
-    await page.getByRole("button", { name: "Next" }).click();
+    await submitCreateWallet(page, user.email.toUpperCase(), "another");
     await expect(page.getByText("An account with this email address already exists.")).toBeVisible();
   });
 
   test("create → warning screen → /home → exit", { tag: "@remote" }, async ({ page, context }, testInfo) => {
     const email = uniqueEmail("create");
     await visit(page, "/create-wallet", testInfo);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill("correct horse");
-    await page.getByLabel("Confirm password").fill("correct horse");
-    await page.getByRole("button", { name: "Next" }).click();
+    await submitCreateWallet(page, email, "correct horse");
 
     await expect(page.getByRole("heading", { name: "WARNING" })).toBeVisible();
     await waitForReady(page, testInfo);
@@ -150,23 +143,18 @@ test.describe("log in", () => {
   test(
     "required fields, unknown e-mail, wrong password, success",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "login");
+    async ({ page, user }, testInfo) => {
       await visit(page, "/login", testInfo);
       await expectAccessible(page);
       await page.getByRole("button", { name: "Log In" }).click();
       await expect(page.getByText("Required")).toHaveCount(2);
 
-      await page.getByLabel("Email").fill(uniqueEmail("nobody"));
-      await page.getByLabel("Password").fill("whatever");
-      await page.getByRole("button", { name: "Log In" }).click();
+      await submitLogin(page, uniqueEmail("nobody"), "whatever");
       await expect(page.getByText("User doesn't exist")).toBeVisible();
       await expect(page.getByLabel("Email")).toHaveAttribute("aria-invalid", "true");
       await expectAccessible(page);
 
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill("wrong password");
-      await page.getByRole("button", { name: "Log In" }).click();
+      await submitLogin(page, user.email, "wrong password");
       await expect(page.getByText("Incorrect password")).toBeVisible();
       await expect(page.getByLabel("Password")).toHaveAttribute("aria-invalid", "true");
       // The password is never sent back into the page.
@@ -200,9 +188,7 @@ test.describe("log in", () => {
 
   test("errors hide themselves after 5 seconds with scripts, stay without", async ({ page }, testInfo) => {
     await visit(page, "/login", testInfo);
-    await page.getByLabel("Email").fill(uniqueEmail("ghost"));
-    await page.getByLabel("Password").fill("whatever");
-    await page.getByRole("button", { name: "Log In" }).click();
+    await submitLogin(page, uniqueEmail("ghost"), "whatever");
     const error = page.getByText("User doesn't exist");
     await expect(error).toBeVisible();
     await page.waitForTimeout(5_600);
@@ -212,106 +198,79 @@ test.describe("log in", () => {
 });
 
 test.describe("restore wallet", () => {
-  test(
-    "wrong phrase, right phrase, new password",
-    { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "restore");
-      await visit(page, "/restore-wallet", testInfo);
-      await expect(page.getByText("Step 1 of 3")).toBeVisible();
-      await expectAccessible(page);
-
-      await page.getByLabel("Email").fill("nope");
-      await page.getByRole("button", { name: "Next" }).click();
-      await expect(page.getByText("Please enter a valid email.")).toBeVisible();
-
-      await page.getByLabel("Email").fill(uniqueEmail("unregistered"));
-      await page.getByRole("button", { name: "Next" }).click();
-      await expect(page.getByText("This email is not registered")).toBeVisible();
-
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Email").press("Enter");
-      await expect(page.getByText("Step 2 of 3")).toBeVisible();
-      await waitForReady(page, testInfo);
-      await expect(page.getByPlaceholder("1.", { exact: true })).toBeVisible();
-      await expect(page.getByPlaceholder("12.", { exact: true })).toBeVisible();
-      await expectAccessible(page);
-
-      // Missing words.
-      await page.getByLabel("Word 1", { exact: true }).fill(user.words[0]!);
-      await page.getByRole("button", { name: "Next" }).click();
-      await expect(page.getByText("All 12 words are required.")).toBeVisible();
-
-      // A wrong phrase: the right words in the wrong order.
-      const wrong = user.words.toReversed();
-      for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(wrong[i]!);
-      await page.getByRole("button", { name: "Next" }).click();
-      await expect(page.getByText("Wrong 12 word phrase")).toBeVisible();
-
-      // Pasting the whole phrase into the first box spreads it.
-      if (jsEnabled(testInfo)) {
-        for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
-        const first = page.getByLabel("Word 1", { exact: true });
-        await first.focus();
-        await page.evaluate((text) => {
-          const data = new DataTransfer();
-          data.setData("text/plain", text);
-          document.activeElement?.dispatchEvent(
-            new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
-          );
-        }, user.words.join(" "));
-        await expect(page.getByLabel("Word 12", { exact: true })).toHaveValue(user.words[11]!);
-        await expect(page.getByLabel("Word 1", { exact: true })).toHaveValue(user.words[0]!);
-      } else {
-        // Without scripts the server spreads the words typed into the first box.
-        await page.getByLabel("Word 1", { exact: true }).fill(user.words.join(" "));
-        for (let i = 1; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
-      }
-      await page.getByRole("button", { name: "Next" }).click();
-      await expect(page.getByText("Step 3 of 3")).toBeVisible();
-      await expectAccessible(page);
-
-      await page.getByLabel("New password").fill("brand new");
-      await page.getByLabel("Confirm password").fill("brand nee");
-      await page.getByRole("button", { name: "Confirm" }).click();
-      await expect(page.getByText("Passwords do not match.")).toBeVisible();
-
-      await page.getByLabel("New password").fill("brand new");
-      await page.getByLabel("Confirm password").fill("brand new");
-      await page.getByRole("button", { name: "Confirm" }).click();
-      await expect(page).toHaveURL(/\/login$/);
-      await expect(
-        page.getByText("Your password has been changed. Log in with your new password."),
-      ).toBeVisible();
-      await waitForReady(page, testInfo);
-
-      // The old password no longer works; the new one does.
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(user.password);
-      await page.getByRole("button", { name: "Log In" }).click();
-      await expect(page.getByText("Incorrect password")).toBeVisible();
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill("brand new");
-      await page.getByRole("button", { name: "Log In" }).click();
-      await expect(page).toHaveURL(/\/home$/);
-    },
-  );
-
-  test("back arrow and close icon", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "restore-nav");
+  test("wrong phrase, right phrase, new password", { tag: "@remote" }, async ({ page, user }, testInfo) => {
     await visit(page, "/restore-wallet", testInfo);
-    await page.getByLabel("Email").fill(user.email);
+    await expect(page.getByText("Step 1 of 3")).toBeVisible();
+    await expectAccessible(page);
+
+    await page.getByLabel("Email").fill("nope");
     await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByText("Please enter a valid email.")).toBeVisible();
+
+    await page.getByLabel("Email").fill(uniqueEmail("unregistered"));
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByText("This email is not registered")).toBeVisible();
+
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Email").press("Enter");
     await expect(page.getByText("Step 2 of 3")).toBeVisible();
+    await waitForReady(page, testInfo);
+    await expect(page.getByPlaceholder("1.", { exact: true })).toBeVisible();
+    await expect(page.getByPlaceholder("12.", { exact: true })).toBeVisible();
+    await expectAccessible(page);
+
+    // Missing words.
+    await page.getByLabel("Word 1", { exact: true }).fill(user.words[0]!);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByText("All 12 words are required.")).toBeVisible();
+
+    // A wrong phrase: the right words in the wrong order.
+    await fillWords(page, user.words.toReversed());
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByText("Wrong 12 word phrase")).toBeVisible();
+
+    // Pasting the whole phrase into the first box spreads it.
+    if (jsEnabled(testInfo)) {
+      await fillWords(page, []);
+      await page.getByLabel("Word 1", { exact: true }).focus();
+      await paste(page, user.words.join(" "));
+      await expect(page.getByLabel("Word 12", { exact: true })).toHaveValue(user.words[11]!);
+      await expect(page.getByLabel("Word 1", { exact: true })).toHaveValue(user.words[0]!);
+    } else {
+      // Without scripts the server spreads the words typed into the first box.
+      await fillWords(page, [user.words.join(" ")]);
+    }
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByText("Step 3 of 3")).toBeVisible();
+    await expectAccessible(page);
+
+    await chooseNewPassword(page, "brand new", "brand nee");
+    await expect(page.getByText("Passwords do not match.")).toBeVisible();
+
+    await chooseNewPassword(page, "brand new");
+    await expect(page).toHaveURL(/\/login$/);
+    await expect(
+      page.getByText("Your password has been changed. Log in with your new password."),
+    ).toBeVisible();
+    await waitForReady(page, testInfo);
+
+    // The old password no longer works; the new one does.
+    await submitLogin(page, user.email, user.password);
+    await expect(page.getByText("Incorrect password")).toBeVisible();
+    await submitLogin(page, user.email, "brand new");
+    await expect(page).toHaveURL(/\/home$/);
+  });
+
+  test("back arrow and close icon", async ({ page, user }, testInfo) => {
+    await visit(page, "/restore-wallet", testInfo);
+    await restoreStepOne(page, user.email);
     await page.getByRole("button", { name: "Back to the previous step" }).click();
     await expect(page.getByText("Step 1 of 3")).toBeVisible();
     await page.getByRole("link", { name: "Back to log in" }).click();
     await expect(page).toHaveURL(/\/login$/);
 
     await page.goto("/restore-wallet");
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 2 of 3")).toBeVisible();
+    await restoreStepOne(page, user.email);
     await page.getByRole("button", { name: "Close" }).click();
     await expect(page).toHaveURL(/\/$/);
     await page.goto("/restore-wallet");
@@ -320,8 +279,7 @@ test.describe("restore wallet", () => {
 });
 
 test.describe("fast login", () => {
-  test("logs in from the query and drops it from the URL", { tag: "@remote" }, async ({ page, request }) => {
-    const user = await createUser(request, "fast");
+  test("logs in from the query and drops it from the URL", { tag: "@remote" }, async ({ page, user }) => {
     const query = new URLSearchParams({ email: user.email, password: user.password });
     const response = await page.goto(`/fast-login?${query}`);
     await expect(page).toHaveURL(/\/home$/);
@@ -330,8 +288,7 @@ test.describe("fast login", () => {
     await expect(page.getByText(`Signed in as ${user.email}`)).toBeVisible();
   });
 
-  test("renders only 'Fast Login' when it cannot log in", async ({ page, request }) => {
-    const user = await createUser(request, "fast-fail");
+  test("renders only 'Fast Login' when it cannot log in", async ({ page, user }) => {
     for (const query of [
       new URLSearchParams({ email: user.email, password: "wrong" }),
       new URLSearchParams({ email: user.email }),
@@ -348,9 +305,8 @@ test.describe("fast login", () => {
 });
 
 test.describe("pending states (scripts on)", () => {
-  test("buttons say what is happening while a request is under way", async ({ page, request }, testInfo) => {
+  test("buttons say what is happening while a request is under way", async ({ page, user }, testInfo) => {
     test.skip(!jsEnabled(testInfo), "pending labels need scripts; without them the browser shows its own");
-    const user = await createUser(request, "pending");
     // Hold each form submission for a moment so the pending state can be seen.
     await page.route(/\.data(\?|$)/, async (route) => {
       if (route.request().method() === "POST") await new Promise((r) => setTimeout(r, 1_000));
@@ -362,21 +318,16 @@ test.describe("pending states (scripts on)", () => {
     await page.getByRole("button", { name: "Next" }).click();
     await expect(page.getByRole("status").filter({ hasText: "Loading…" })).toBeAttached();
     await expect(page.getByText("Step 2 of 3")).toBeVisible();
-    for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
+    await fillWords(page, user.words);
     await page.getByRole("button", { name: "Next" }).click();
     await expect(page.getByRole("button", { name: "Checking..." })).toBeVisible();
     await expect(page.getByText("Step 3 of 3")).toBeVisible();
-    await page.getByLabel("New password").fill("pending new");
-    await page.getByLabel("Confirm password").fill("pending new");
-    await page.getByRole("button", { name: "Confirm" }).click();
+    await chooseNewPassword(page, "pending new");
     await expect(page.getByRole("button", { name: "Restoring..." })).toBeVisible();
     await expect(page).toHaveURL(/\/login$/);
 
     await visit(page, "/create-wallet", testInfo);
-    await page.getByLabel("Email").fill(uniqueEmail("pending-create"));
-    await page.getByLabel("Password", { exact: true }).fill("pw");
-    await page.getByLabel("Confirm password").fill("pw");
-    await page.getByRole("button", { name: "Next" }).click();
+    await submitCreateWallet(page, uniqueEmail("pending-create"), "pw");
     await expect(page.getByRole("button", { name: "Creating..." })).toBeVisible();
     await expect(page.getByRole("heading", { name: "WARNING" })).toBeVisible();
   });

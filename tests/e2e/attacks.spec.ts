@@ -9,16 +9,19 @@
 //        /fast-login with the attacker's credentials;
 //   4.   an open redirect: a same-origin form posts a hostile redirectTo to
 //        /currency and Chromium follows the answer.
-import { expect, test, type Browser, type Page, type TestInfo } from "@playwright/test";
+import type { Page, TestInfo } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
+  chooseNewPassword,
   login,
+  proveThePhrase,
   recordSecret,
   recordSessionCookies,
+  restoreStepOne,
+  submitCreateWallet,
   uniqueEmail,
   visit,
   waitForReady,
-  newPage,
   sessionCookie,
   type TestUser,
 } from "./helpers.ts";
@@ -27,12 +30,9 @@ import {
  * The attacker's own browser with a live anonymous session: restore step 1
  * with the attacker's e-mail stores state, so the session has a row.
  */
-async function attackerWithLiveSession(browser: Browser, testInfo: TestInfo, attacker: TestUser) {
-  const page = await newPage(browser, testInfo);
+async function attackerWithLiveSession(page: Page, testInfo: TestInfo, attacker: TestUser) {
   await visit(page, "/restore-wallet", testInfo);
-  await page.getByLabel("Email").fill(attacker.email);
-  await page.getByRole("button", { name: "Next" }).click();
-  await expect(page.getByText("Step 2 of 3")).toBeVisible();
+  await restoreStepOne(page, attacker.email);
   await recordSessionCookies(page.context());
   return page;
 }
@@ -53,12 +53,11 @@ async function csrfOf(page: Page): Promise<string> {
 
 test.describe("session fixation (issue 12, holes 1 and 2)", () => {
   test("a session planted before create-wallet never sees the new words nor signs in", async ({
-    browser,
+    otherBrowser,
     page,
-    request,
+    user: attackerUser,
   }, testInfo) => {
-    const attackerUser = await createUser(request, "fixation-attacker");
-    const attacker = await attackerWithLiveSession(browser, testInfo, attackerUser);
+    const attacker = await attackerWithLiveSession(await otherBrowser(), testInfo, attackerUser);
     const planted = await plant(attacker, page);
 
     // The victim creates a wallet in the browser that holds the planted cookie.
@@ -66,10 +65,7 @@ test.describe("session fixation (issue 12, holes 1 and 2)", () => {
     const password = `victim-${crypto.randomUUID()}`;
     recordSecret("password", password);
     await visit(page, "/create-wallet", testInfo);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password", { exact: true }).fill(password);
-    await page.getByLabel("Confirm password").fill(password);
-    await page.getByRole("button", { name: "Next" }).click();
+    await submitCreateWallet(page, email, password);
     await expect(page.getByRole("heading", { name: "WARNING" })).toBeVisible();
     const words = await page
       .getByRole("list", { name: "Your 12-word phrase" })
@@ -100,17 +96,16 @@ test.describe("session fixation (issue 12, holes 1 and 2)", () => {
     await expect(page).toHaveURL(/\/home$/);
     await expect(page.getByText(`Signed in as ${email}`)).toBeVisible();
     await recordSessionCookies(page.context());
-    await attacker.context().close();
   });
 
   test("a session planted before a restore cannot set the victim's password", async ({
-    browser,
+    otherBrowser,
     page,
-    request,
+    user: victim,
+    newUser,
   }, testInfo) => {
-    const victim = await createUser(request, "fixation-restorer");
-    const attackerUser = await createUser(request, "fixation-attacker");
-    const attacker = await attackerWithLiveSession(browser, testInfo, attackerUser);
+    const attackerUser = await newUser("fixation-attacker");
+    const attacker = await attackerWithLiveSession(await otherBrowser(), testInfo, attackerUser);
     await plant(attacker, page);
 
     // The victim proves the phrase (steps 1 and 2) in the browser with the planted cookie.
@@ -118,14 +113,7 @@ test.describe("session fixation (issue 12, holes 1 and 2)", () => {
     // The planted session was at step 2 of the attacker's restore: the victim starts over.
     const close = page.getByRole("button", { name: "Back to the previous step" });
     if (await close.count()) await close.click();
-    await page.getByLabel("Email").fill(victim.email);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 2 of 3")).toBeVisible();
-    await waitForReady(page, testInfo);
-    for (let i = 0; i < 12; i++)
-      await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(victim.words[i]!);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 3 of 3")).toBeVisible();
+    await proveThePhrase(page, testInfo, victim);
 
     // The attacker, on the planted cookie, is not at step 3.
     await attacker.goto("/restore-wallet");
@@ -146,12 +134,9 @@ test.describe("session fixation (issue 12, holes 1 and 2)", () => {
     // The victim's own step 3 works, and only the victim's new password signs in.
     const newPassword = `restored-${crypto.randomUUID()}`;
     recordSecret("password", newPassword);
-    await page.getByLabel("New password").fill(newPassword);
-    await page.getByLabel("Confirm password").fill(newPassword);
-    await page.getByRole("button", { name: "Confirm" }).click();
+    await chooseNewPassword(page, newPassword);
     await expect(page).toHaveURL(/\/login$/);
     await login(page, testInfo, { email: victim.email, password: newPassword });
-    await attacker.context().close();
   });
 });
 
@@ -173,12 +158,11 @@ test.describe("login CSRF through /fast-login (issue 12, hole 3)", () => {
 
   test("a signed-in victim following another site's link stays signed in as themselves", async ({
     page,
-    request,
+    signedIn: victim,
+    newUser,
     baseURL,
-  }, testInfo) => {
-    const victim = await createUser(request, "csrf-victim");
-    const attacker = await createUser(request, "csrf-attacker");
-    await login(page, testInfo, victim);
+  }) => {
+    const attacker = await newUser("csrf-attacker");
     await evilPage(page, baseURL ?? "", attacker);
     await page.getByRole("link", { name: "Claim your prize" }).click();
     await expect(page).toHaveURL(/\/home$/);
@@ -188,10 +172,9 @@ test.describe("login CSRF through /fast-login (issue 12, hole 3)", () => {
 
   test("a visitor sent from another site is not signed in to the attacker's account", async ({
     page,
-    request,
+    user: attacker,
     baseURL,
   }) => {
-    const attacker = await createUser(request, "csrf-attacker");
     await evilPage(page, baseURL ?? "", attacker);
     await page.getByRole("link", { name: "Claim your prize" }).click();
     await expect(page).toHaveURL(/\/fast-login$/);
@@ -201,8 +184,7 @@ test.describe("login CSRF through /fast-login (issue 12, hole 3)", () => {
     await expect(page).toHaveURL(/\/$/);
   });
 
-  test("typing a fast-login URL still signs in (the spec's behaviour)", async ({ page, request }) => {
-    const user = await createUser(request, "fast-typed");
+  test("typing a fast-login URL still signs in (the spec's behaviour)", async ({ page, user }) => {
     await page.goto(
       `/fast-login?email=${encodeURIComponent(user.email)}&password=${encodeURIComponent(user.password)}`,
     );
@@ -216,11 +198,10 @@ test.describe("open redirect through /currency (issue 12, hole 4)", () => {
   for (const target of ["/\t/evil.example", "/\\evil.example", "/.//evil.example", "//evil.example"]) {
     test(`redirectTo ${JSON.stringify(target)} keeps the browser on this site`, async ({
       page,
-      request,
+      signedIn,
       baseURL,
-    }, testInfo) => {
-      const user = await createUser(request, "redirect");
-      await login(page, testInfo, user);
+    }) => {
+      void signedIn;
       const evilHits: string[] = [];
       await page.route("http://evil.example/**", (route) => {
         evilHits.push(route.request().url());

@@ -1,8 +1,9 @@
 // The enforced Content-Security-Policy (record 014) in a real browser: every
 // page renders (and, with scripts, hydrates) under it, and the browser reports
 // no violation while a user visits every page, logs in and requests a wallet.
-import { expect, test, type Page } from "@playwright/test";
-import { createUser, jsEnabled, login, SITE_PAGES, visit, waitForReady } from "./helpers.ts";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+import { jsEnabled, login, SITE_PAGES, visit, waitForReady } from "./helpers.ts";
 
 const PUBLIC_PAGES = [
   ...SITE_PAGES,
@@ -70,10 +71,9 @@ test.describe("Content-Security-Policy, enforced", () => {
 
   test("a user logs in, visits every signed-in page and requests a wallet: no violation", async ({
     page,
-    request,
+    user,
   }, testInfo) => {
     const violations = await watchViolations(page);
-    const user = await createUser(request, "csp");
     await login(page, testInfo, user);
     for (const url of SIGNED_IN_PAGES) {
       await visit(page, url, testInfo);

@@ -1,5 +1,5 @@
-import { expect, test, type Page, type TestInfo } from "@playwright/test";
-import { createUser, jsEnabled, login, sidebar, visit } from "./helpers.ts";
+import { expect, test } from "./fixtures.ts";
+import { followMenuLink, jsEnabled, login, MOBILE, sidebar } from "./helpers.ts";
 
 // The signed-in shell's two modals, Exit and Support, share one dialog hook
 // with the contact popup and the send form's risk warning (useDialog). With
@@ -13,17 +13,12 @@ const MODALS = [
   { link: "Support", name: "Start Here", param: "support" },
 ] as const;
 
-async function signIn(page: Page, testInfo: TestInfo, tag: string) {
-  const user = await createUser(page.request, tag);
-  await login(page, testInfo, user);
-}
-
 for (const modal of MODALS) {
   test(`the ${modal.link} modal from the sidebar: Escape closes it and focus goes back to '${modal.link}'`, async ({
     page,
+    signInAt,
   }, testInfo) => {
-    await signIn(page, testInfo, `dialog-${modal.param}`);
-    await visit(page, "/history", testInfo);
+    await signInAt("/history");
     const opener = sidebar(page).getByRole("link", { name: modal.link });
     const dialog = page.getByRole("dialog", { name: modal.name });
 
@@ -57,12 +52,12 @@ for (const modal of MODALS) {
 
 test("opened from the mobile menu, which closes: Escape gives focus to the menu's button", async ({
   page,
+  user,
 }, testInfo) => {
   test.skip(!jsEnabled(testInfo), "Escape closes a modal dialog only with scripts");
-  await page.setViewportSize({ width: 390, height: 844 });
-  await signIn(page, testInfo, "dialog-mobile");
-  await page.locator(".burger > summary").click();
-  await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name: "Exit" }).click();
+  await page.setViewportSize(MOBILE);
+  await login(page, testInfo, user);
+  await followMenuLink(page, "Exit");
   const dialog = page.getByRole("dialog", { name: "Are you sure you want to exit?" });
   await expect(dialog).toBeVisible();
   await page.keyboard.press("Escape");

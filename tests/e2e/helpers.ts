@@ -16,6 +16,10 @@ import { request as httpRequest } from "node:http";
 
 export const PLATFORM = "CK";
 
+/** The specs' phone and desktop viewports. */
+export const MOBILE = { width: 390, height: 844 };
+export const DESKTOP = { width: 1280, height: 860 };
+
 /** The public site's pages: the landing page, the account forms and the informational pages. */
 export const SITE_PAGES = [
   "/",
@@ -184,12 +188,69 @@ async function scriptsRun(page: Page): Promise<boolean> {
 
 export async function login(page: Page, testInfo: TestInfo, user: { email: string; password: string }) {
   await visit(page, "/login", testInfo);
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Log In" }).click();
+  await submitLogin(page, user.email, user.password);
   await expect(page).toHaveURL(/\/home$/);
   await waitForReady(page, testInfo);
   await recordSessionCookies(page.context());
+}
+
+/** Types an e-mail and a password into the log-in form and presses 'Log In'. */
+export async function submitLogin(page: Page, email: string, password: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password").fill(password);
+  await page.getByRole("button", { name: "Log In" }).click();
+}
+
+/** Fills in the create-wallet form (the password, then its confirmation) and presses 'Next'. */
+export async function submitCreateWallet(
+  page: Page,
+  email: string,
+  password: string,
+  confirmation = password,
+) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByLabel("Confirm password").fill(confirmation);
+  await page.getByRole("button", { name: "Next" }).click();
+}
+
+/** Restore step 1: the e-mail, then 'Next'; waits for step 2. */
+export async function restoreStepOne(page: Page, email: string) {
+  await page.getByLabel("Email").fill(email);
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Step 2 of 3")).toBeVisible();
+}
+
+/** Fills the 12 boxes of restore step 2 with `words`, in order; a box past the last word is emptied. */
+export async function fillWords(page: Page, words: readonly string[]) {
+  for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(words[i] ?? "");
+}
+
+/** Restore steps 1 and 2 with the user's e-mail and phrase, from step 1: ends at step 3. */
+export async function proveThePhrase(page: Page, testInfo: TestInfo, user: TestUser) {
+  await restoreStepOne(page, user.email);
+  await waitForReady(page, testInfo);
+  await fillWords(page, user.words);
+  await page.getByRole("button", { name: "Next" }).click();
+  await expect(page.getByText("Step 3 of 3")).toBeVisible();
+}
+
+/** Restore step 3: the new password, its confirmation, then 'Confirm'. */
+export async function chooseNewPassword(page: Page, password: string, confirmation = password) {
+  await page.getByLabel("New password").fill(password);
+  await page.getByLabel("Confirm password").fill(confirmation);
+  await page.getByRole("button", { name: "Confirm" }).click();
+}
+
+/** Pastes `text` into the focused element, as the clipboard would (scripts on). */
+export async function paste(page: Page, text: string) {
+  await page.evaluate((pasted) => {
+    const data = new DataTransfer();
+    data.setData("text/plain", pasted);
+    document.activeElement?.dispatchEvent(
+      new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
+    );
+  }, text);
 }
 
 /**
@@ -281,6 +342,12 @@ export function ddmmyy(date: Date): string {
 /** The signed-in shell's sidebar (desktop) and its burger menu (mobile). */
 export function sidebar(page: Page) {
   return page.getByRole("complementary", { name: "Sidebar" });
+}
+
+/** On a phone: opens the ☰ menu and follows its link `name`. */
+export async function followMenuLink(page: Page, name: string, { exact = false } = {}) {
+  await page.locator(".burger > summary").click();
+  await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name, exact }).click();
 }
 
 /** A fresh classic XRP address (version 0x00, a random account id, double-SHA-256 checksum). */

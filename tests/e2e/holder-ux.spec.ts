@@ -1,12 +1,19 @@
 // Issue 15: the defects a walk through every screen found. Each test names its
 // defect; each fails on the code before its fix, in the modes it runs in.
 import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures.ts";
+import { describeAt, expect, test } from "./fixtures.ts";
 import { RECEIVER, sendThroughApi } from "./send-helpers.ts";
-import { jsEnabled, sidebar, visit } from "./helpers.ts";
-
-const MOBILE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
+import {
+  DESKTOP,
+  fillWords,
+  followMenuLink,
+  jsEnabled,
+  MOBILE,
+  paste,
+  restoreStepOne,
+  sidebar,
+  visit,
+} from "./helpers.ts";
 
 /**
  * A coin's row link on /home that is on screen and not under `panel`: where a stray tap would land.
@@ -89,9 +96,7 @@ for (const [name, viewport] of [
   ["desktop", DESKTOP],
   ["mobile", MOBILE],
 ] as const) {
-  test.describe(`defect 2: the currency picker closes once a currency is chosen (${name})`, () => {
-    test.use({ viewport });
-
+  describeAt(`defect 2: the currency picker closes once a currency is chosen (${name})`, viewport, () => {
     test("choosing EUR closes it; opened again, a click outside closes it and reaches nothing", async ({
       page,
       signedIn,
@@ -130,20 +135,23 @@ for (const [name, viewport] of [
   });
 }
 
-test.describe("defect 5: closing a modal gives the keyboard user their place back", () => {
-  test.use({ viewport: DESKTOP });
+/** Focuses the sidebar's link `link` and presses Enter: the modal `name` opens. */
+async function openByKeyboard(page: Page, link: string, name: string) {
+  const opener = sidebar(page).getByRole("link", { name: link });
+  const dialog = page.getByRole("dialog", { name });
+  await opener.focus();
+  await page.keyboard.press("Enter");
+  await expect(dialog).toBeVisible();
+  return { opener, dialog };
+}
 
+describeAt("defect 5: closing a modal gives the keyboard user their place back", DESKTOP, () => {
   test("Exit starts on 'No'; Enter there closes it and focus is back on 'Exit'", async ({
     page,
-    signedIn,
+    signInAt,
   }, testInfo) => {
-    void signedIn;
-    await visit(page, "/history", testInfo);
-    const exit = sidebar(page).getByRole("link", { name: "Exit" });
-    const dialog = page.getByRole("dialog", { name: "Are you sure you want to exit?" });
-    await exit.focus();
-    await page.keyboard.press("Enter");
-    await expect(dialog).toBeVisible();
+    await signInAt("/history");
+    const { opener: exit, dialog } = await openByKeyboard(page, "Exit", "Are you sure you want to exit?");
     await expect(dialog.getByRole("link", { name: "No" })).toBeFocused();
     await page.keyboard.press("Enter");
     await expect(dialog).toHaveCount(0);
@@ -154,16 +162,11 @@ test.describe("defect 5: closing a modal gives the keyboard user their place bac
 
   test("Support closed with its own button gives focus back to 'Support'", async ({
     page,
-    signedIn,
+    signInAt,
   }, testInfo) => {
     test.skip(!jsEnabled(testInfo), "without scripts closing the modal loads the page afresh");
-    void signedIn;
-    await visit(page, "/history", testInfo);
-    const support = sidebar(page).getByRole("link", { name: "Support" });
-    const dialog = page.getByRole("dialog", { name: "Start Here" });
-    await support.focus();
-    await page.keyboard.press("Enter");
-    await expect(dialog).toBeVisible();
+    await signInAt("/history");
+    const { opener: support, dialog } = await openByKeyboard(page, "Support", "Start Here");
     await dialog.getByRole("link", { name: "Close" }).press("Enter");
     await expect(dialog).toHaveCount(0);
     await expect(support).toBeFocused();
@@ -174,9 +177,7 @@ for (const [name, viewport] of [
   ["desktop", DESKTOP],
   ["mobile", MOBILE],
 ] as const) {
-  test.describe(`defects 4 and 11: the search on /home (${name})`, () => {
-    test.use({ viewport });
-
+  describeAt(`defects 4 and 11: the search on /home (${name})`, viewport, () => {
     test("the search box keeps its button on one line, and on a phone spans the table", async ({
       page,
       signedIn,
@@ -202,16 +203,14 @@ for (const [name, viewport] of [
   });
 }
 
-test.describe("defect 11: Refresh shows that it works", () => {
-  test.use({ viewport: MOBILE });
+describeAt("defect 11: Refresh shows that it works", MOBILE, () => {
+  test.skip(
+    ({ javaScriptEnabled }) => !javaScriptEnabled,
+    "without scripts Refresh is a page load, which the browser shows",
+  );
 
-  test("the wallet page's Refresh turns busy until the data is back", async ({
-    page,
-    signedIn,
-  }, testInfo) => {
-    test.skip(!jsEnabled(testInfo), "without scripts Refresh is a page load, which the browser shows");
-    void signedIn;
-    await visit(page, "/wallet/btc", testInfo);
+  test("the wallet page's Refresh turns busy until the data is back", async ({ page, signInAt }) => {
+    await signInAt("/wallet/btc");
     const { promise: held, resolve: release } = Promise.withResolvers<void>();
     await page.route(/\/wallet\/btc\.data/u, async (route) => {
       await held;
@@ -229,9 +228,7 @@ test.describe("defect 11: Refresh shows that it works", () => {
 test.describe("restore keeps context and explains a mistyped phrase", () => {
   test("defect 12: back from step 2 keeps the e-mail typed in step 1", async ({ page, user }, testInfo) => {
     await visit(page, "/restore-wallet", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 2 of 3")).toBeVisible();
+    await restoreStepOne(page, user.email);
     await page.getByRole("button", { name: "Back to the previous step" }).click();
     await expect(page.getByText("Step 1 of 3")).toBeVisible();
     await expect(page.getByLabel("Email")).toHaveValue(user.email);
@@ -244,15 +241,13 @@ test.describe("restore keeps context and explains a mistyped phrase", () => {
     user,
   }, testInfo) => {
     await visit(page, "/restore-wallet", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByRole("button", { name: "Next" }).click();
-    await expect(page.getByText("Step 2 of 3")).toBeVisible();
+    await restoreStepOne(page, user.email);
     await page.getByLabel("Word 1", { exact: true }).focus();
 
     // A typo in word 5: the box is named and marked, not 'Wrong 12 word phrase'.
     const typo = [...user.words];
     typo[4] = "zzzzq";
-    for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill(typo[i]!);
+    await fillWords(page, typo);
     await page.getByRole("button", { name: "Next" }).click();
     await expect(
       page.getByText("Word 5 is not a word a 12-word phrase can hold: check its spelling."),
@@ -263,16 +258,10 @@ test.describe("restore keeps context and explains a mistyped phrase", () => {
 
     // The phrase as a numbered list, as password managers and notes keep it.
     const numbered = user.words.map((word, i) => `${i + 1}. ${word}`).join("\n");
-    for (let i = 0; i < 12; i++) await page.getByLabel(`Word ${i + 1}`, { exact: true }).fill("");
+    await fillWords(page, []);
     if (jsEnabled(testInfo)) {
       await page.getByLabel("Word 1", { exact: true }).focus();
-      await page.evaluate((text) => {
-        const data = new DataTransfer();
-        data.setData("text/plain", text);
-        document.activeElement?.dispatchEvent(
-          new ClipboardEvent("paste", { clipboardData: data, bubbles: true, cancelable: true }),
-        );
-      }, numbered);
+      await paste(page, numbered);
       await expect(page.getByLabel("Word 12", { exact: true })).toHaveValue(user.words[11]!);
       await expect(page.getByLabel("Word 1", { exact: true })).toHaveValue(user.words[0]!);
     } else {
@@ -328,12 +317,10 @@ test.describe("the transaction lists", () => {
 
   test("defect 8: the wallet page has a copy icon beside the address", async ({
     page,
-    signedIn,
-    fundEth,
+    ethWalletAt,
     context,
   }, testInfo) => {
-    const { address } = await fundEth(signedIn, "0");
-    await visit(page, "/wallet/eth", testInfo);
+    const { address } = await ethWalletAt("0");
     const card = page.locator(".wallet-address");
     await expect(card.locator(".address-text")).toHaveText(address);
     const icon = card.getByRole("button", { name: "Copy the ETH address" });
@@ -348,9 +335,7 @@ test.describe("the transaction lists", () => {
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(address);
   });
 
-  test.describe("on a phone", () => {
-    test.use({ viewport: MOBILE });
-
+  describeAt("on a phone", MOBILE, () => {
     test("defect 9: amounts line up on Unconfirmed and Confirmed rows", async ({
       page,
       signedIn,
@@ -372,9 +357,7 @@ test.describe("the transaction lists", () => {
   });
 });
 
-test.describe("defect 10: on a phone the unread count shows without opening the menu", () => {
-  test.use({ viewport: MOBILE });
-
+describeAt("defect 10: on a phone the unread count shows without opening the menu", MOBILE, () => {
   test("the ☰ button and the bottom bar carry the count; the bar's items are labelled", async ({
     page,
     signedIn,
@@ -391,26 +374,18 @@ test.describe("defect 10: on a phone the unread count shows without opening the 
       await expect(bar.getByRole("link", { name, exact: true })).toBeVisible();
     }
     await expect(bar.getByText("Wallet", { exact: true })).toBeVisible();
-    await page.locator(".burger > summary").click();
-    await page
-      .getByRole("navigation", { name: "Menu" })
-      .getByRole("link", { name: "Notifications 1 unread", exact: true })
-      .click();
+    await followMenuLink(page, "Notifications 1 unread", { exact: true });
     await expect(page).toHaveURL(/\/notifications$/);
   });
 });
 
-test.describe("defect 13: without scripts on a phone, a send round trip lands on the form", () => {
-  test.use({ viewport: MOBILE });
-
+describeAt("defect 13: without scripts on a phone, a send round trip lands on the form", MOBILE, () => {
   test("'Full' and a refusal come back with the form, and its error, in view", async ({
     page,
-    signedIn,
-    fundEth,
+    ethWalletAt,
   }, testInfo) => {
     test.skip(jsEnabled(testInfo), "with scripts these presses do not load the page");
-    await fundEth(signedIn, "1");
-    await visit(page, "/wallet/eth?send=1", testInfo);
+    await ethWalletAt("1", "/wallet/eth?send=1");
     const viewport = page.viewportSize();
     if (!viewport) throw new Error("no viewport");
     const bar = await page.getByRole("navigation", { name: "Quick links" }).boundingBox();
@@ -438,16 +413,12 @@ test.describe("defect 13: without scripts on a phone, a send round trip lands on
 
 test.describe("receive", () => {
   for (const viewport of [DESKTOP, MOBILE]) {
-    test.describe(`at ${viewport.width} px`, () => {
-      test.use({ viewport });
-
+    describeAt(`at ${viewport.width} px`, viewport, () => {
       test("the wallet page shows the deposit address's QR code (drawn on the server) and names the network", async ({
         page,
-        signedIn,
-        fundEth,
-      }, testInfo) => {
-        const { address } = await fundEth(signedIn, "0");
-        await visit(page, "/wallet/eth", testInfo);
+        ethWalletAt,
+      }) => {
+        const { address } = await ethWalletAt("0");
         const qr = page.getByRole("img", { name: "QR code of your ETH address" });
         await expect(qr).toBeVisible();
         // An SVG in the page's HTML: there without scripts, and square.

@@ -1,14 +1,6 @@
-import { expect, test, type Locator, type Page, type TestInfo } from "@playwright/test";
-import {
-  createUser,
-  expectAccessible,
-  jsEnabled,
-  login,
-  ops,
-  uniqueEmail,
-  visit,
-  waitForReady,
-} from "./helpers.ts";
+import type { Locator, Page, TestInfo } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, jsEnabled, ops, uniqueEmail, visit, waitForReady } from "./helpers.ts";
 
 // The e2e server runs with the default configuration: these are its legal facts.
 const COMPANY = "Coinkeep Ltd";
@@ -123,12 +115,8 @@ test.describe("informational pages", () => {
     await expect(page.getByRole("heading", { name: "Your rights", level: 2 })).toBeInViewport();
   });
 
-  test("signed-in users are sent from the informational pages to /home", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "info-redirect");
-    await login(page, testInfo, user);
+  test("signed-in users are sent from the informational pages to /home", async ({ page, signedIn }) => {
+    void signedIn;
     for (const path of [...PAGES.map((p) => p.path), "/contact", "/cookies?modal=contact&step=2"]) {
       await page.goto(path);
       await expect(page).toHaveURL(/\/home$/);

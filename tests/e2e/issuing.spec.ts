@@ -1,17 +1,19 @@
 // Watch-only issuing (issue 16, record 039): the e2e server has DOGE's account key
 // (scripts/e2e-server.mjs), so a user who requests a DOGE wallet sees its address at once:
 // no 'Wallet Requested' step, nothing for an operator to do.
-import { expect, test } from "@playwright/test";
-import { createUser, expectAccessible, login, ops, visit, waitForReady } from "./helpers.ts";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, visit, waitForReady } from "./helpers.ts";
 
 interface UserRow {
   email: string;
   wallets: { coin: string; state: string; address: string | null }[];
 }
 
-test("a DOGE wallet request shows its derived address at once", async ({ page, request }, testInfo) => {
-  const user = await createUser(request, "issuing");
-  await login(page, testInfo, user);
+test("a DOGE wallet request shows its derived address at once", async ({
+  page,
+  signedIn: user,
+  operator,
+}, testInfo) => {
   await visit(page, "/wallet/doge", testInfo);
   await page.getByRole("button", { name: "Request DOGE Wallet" }).click();
 
@@ -21,7 +23,7 @@ test("a DOGE wallet request shows its derived address at once", async ({ page, r
   await expect(page.getByText("Your DOGE wallet is ready: its address is below.")).toBeVisible();
   await expect(page.getByText("Wallet requested.")).toHaveCount(0);
   await waitForReady(page, testInfo);
-  const users = JSON.parse(ops("users", "--json")) as UserRow[];
+  const users = JSON.parse(operator.run("users", "--json")) as UserRow[];
   const doge = users.find((u) => u.email === user.email)?.wallets.find((w) => w.coin === "DOGE");
   expect(doge?.state).toBe("issued");
   const address = doge?.address ?? "";
@@ -32,8 +34,8 @@ test("a DOGE wallet request shows its derived address at once", async ({ page, r
   await expectAccessible(page);
 
   // Nothing waits for an operator; the policy view says DOGE derives from its key.
-  const waiting = JSON.parse(ops("requests", "--json")) as { email: string }[];
+  const waiting = JSON.parse(operator.run("requests", "--json")) as { email: string }[];
   expect(waiting.filter((r) => r.email === user.email)).toEqual([]);
-  const custody = JSON.parse(ops("custody", "--json")) as { coin: string; mode: string }[];
+  const custody = JSON.parse(operator.run("custody", "--json")) as { coin: string; mode: string }[];
   expect(custody.find((c) => c.coin === "DOGE")?.mode).toBe("derived");
 });

@@ -2,12 +2,9 @@
 // Tab moves, Enter and Space act, keys type. Each test runs with scripts on and
 // off. `tabTo` presses Tab until the wanted control has the focus (and fails
 // if it never comes), so a control the keyboard cannot reach fails the test.
-import type { Locator, Page } from "@playwright/test";
-import { expect, test } from "./fixtures.ts";
-import { fundXrp, jsEnabled, visit } from "./helpers.ts";
-
-const MOBILE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 860 };
+import type { Locator, Page, TestInfo } from "@playwright/test";
+import { describeAt, expect, test } from "./fixtures.ts";
+import { DESKTOP, fundXrp, jsEnabled, MOBILE, visit } from "./helpers.ts";
 
 async function focused(target: Locator): Promise<boolean> {
   return target.evaluate((element) => element === document.activeElement).catch(() => false);
@@ -29,43 +26,60 @@ async function typeText(page: Page, text: string) {
   await page.keyboard.type(text);
 }
 
-test.describe("with the keyboard alone", () => {
-  test.use({ viewport: DESKTOP });
+/** Tabs (at most `max` times) to the field labelled `label` and types `text` into it. */
+async function typeInto(page: Page, label: string, text: string, max?: number) {
+  await tabTo(page, page.getByLabel(label, { exact: true }), max);
+  await typeText(page, text);
+}
 
+/** On a wallet page: tabs to 'Send COIN' (a link without scripts, a button with) and presses Enter. */
+async function openSendForm(page: Page, coin: string) {
+  await tabTo(
+    page,
+    page.getByRole("link", { name: `Send ${coin}` }).or(page.getByRole("button", { name: `Send ${coin}` })),
+  );
+  await page.keyboard.press("Enter");
+}
+
+/**
+ * Without scripts the USD figure comes from a round trip: its button, by keyboard. Then 'Send COIN'
+ * by keyboard; answers the risk warning it opens.
+ */
+async function reviewByKeyboard(page: Page, testInfo: TestInfo, coin: string): Promise<Locator> {
+  if (!jsEnabled(testInfo)) {
+    await tabTo(page, page.getByRole("button", { name: `Convert ${coin} to USD` }));
+    await page.keyboard.press("Enter");
+    await expect(page.getByLabel("Amount in USD", { exact: true })).not.toHaveValue("");
+  }
+  await tabTo(page, page.getByRole("button", { name: `Send ${coin}`, exact: true }));
+  await page.keyboard.press("Enter");
+  return page.getByRole("dialog", { name: "Check before you send" });
+}
+
+/** Tabs to the warning's Confirm and presses Enter: 'Sent!'. */
+async function confirmByKeyboard(page: Page, warning: Locator) {
+  await tabTo(page, warning.getByRole("button", { name: "Confirm" }), 10);
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+}
+
+describeAt("with the keyboard alone", DESKTOP, () => {
   test("send ETH: open the form, fill it, confirm the warning, see 'Sent!'", async ({
     page,
     signedIn,
-    fundEth,
+    ethWalletAt,
     operator,
   }, testInfo) => {
     test.setTimeout(120_000);
-    await fundEth(signedIn, "1.5");
-    await visit(page, "/wallet/eth", testInfo);
+    await ethWalletAt("1.5");
 
-    await tabTo(
-      page,
-      page.getByRole("link", { name: "Send ETH" }).or(page.getByRole("button", { name: "Send ETH" })),
-    );
-    await page.keyboard.press("Enter");
-    const address = page.getByLabel("Receiver address", { exact: true });
-    await tabTo(page, address);
-    await typeText(page, "0x52908400098527886E0F7030069857D2E4169EE7");
-    await tabTo(page, page.getByLabel("Amount in ETH", { exact: true }));
-    await typeText(page, "0.25");
-    if (!jsEnabled(testInfo)) {
-      // Without scripts the USD figure comes from a round trip: its button, by keyboard.
-      await tabTo(page, page.getByRole("button", { name: "Convert ETH to USD" }));
-      await page.keyboard.press("Enter");
-      await expect(page.getByLabel("Amount in USD", { exact: true })).not.toHaveValue("");
-    }
-    await tabTo(page, page.getByRole("button", { name: "Send ETH", exact: true }));
-    await page.keyboard.press("Enter");
+    await openSendForm(page, "ETH");
+    await typeInto(page, "Receiver address", "0x52908400098527886E0F7030069857D2E4169EE7");
+    await typeInto(page, "Amount in ETH", "0.25");
+    const warning = await reviewByKeyboard(page, testInfo, "ETH");
 
-    const warning = page.getByRole("dialog", { name: "Check before you send" });
     await expect(warning).toBeVisible();
-    await tabTo(page, warning.getByRole("button", { name: "Confirm" }), 10);
-    await page.keyboard.press("Enter");
-    await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+    await confirmByKeyboard(page, warning);
     expect(operator.pendingSends(signedIn.email).map((send) => send.amount)).toEqual(["0.25"]);
   });
 
@@ -78,41 +92,21 @@ test.describe("with the keyboard alone", () => {
     test.setTimeout(120_000);
     await fundXrp(request, signedIn);
     await visit(page, "/wallet/xrp", testInfo);
-    await tabTo(
-      page,
-      page.getByRole("link", { name: "Send XRP" }).or(page.getByRole("button", { name: "Send XRP" })),
-    );
-    await page.keyboard.press("Enter");
-    await tabTo(page, page.getByLabel("Receiver address", { exact: true }));
+    await openSendForm(page, "XRP");
     // ripple-address-codec's published classic address.
-    await typeText(page, "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59");
-    await tabTo(page, page.getByLabel("Destination tag (optional)", { exact: true }), 10);
-    await typeText(page, "20240517");
-    await tabTo(page, page.getByLabel("Amount in XRP", { exact: true }), 10);
-    await typeText(page, "2");
-    if (!jsEnabled(testInfo)) {
-      await tabTo(page, page.getByRole("button", { name: "Convert XRP to USD" }));
-      await page.keyboard.press("Enter");
-      await expect(page.getByLabel("Amount in USD", { exact: true })).not.toHaveValue("");
-    }
-    await tabTo(page, page.getByRole("button", { name: "Send XRP", exact: true }));
-    await page.keyboard.press("Enter");
-    const warning = page.getByRole("dialog", { name: "Check before you send" });
+    await typeInto(page, "Receiver address", "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59");
+    await typeInto(page, "Destination tag (optional)", "20240517", 10);
+    await typeInto(page, "Amount in XRP", "2", 10);
+    const warning = await reviewByKeyboard(page, testInfo, "XRP");
     await expect(warning).toContainText("Destination tag: 20240517");
-    await tabTo(page, warning.getByRole("button", { name: "Confirm" }), 10);
-    await page.keyboard.press("Enter");
-    await expect(page.getByRole("heading", { name: "Sent!" })).toBeVisible();
+    await confirmByKeyboard(page, warning);
     expect(
       operator.pendingSends(signedIn.email).map((send) => [send.amount, send.address, send.destinationTag]),
     ).toEqual([["2", "r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59", 20240517]]);
   });
 
-  test("the currency picker: open it, choose EUR, the total is in euros", async ({
-    page,
-    signedIn,
-  }, testInfo) => {
-    expect(signedIn.email).toBeTruthy();
-    await visit(page, "/home", testInfo);
+  test("the currency picker: open it, choose EUR, the total is in euros", async ({ page, signInAt }) => {
+    expect((await signInAt("/home")).email).toBeTruthy();
     await tabTo(page, page.locator(".sidebar .currency-picker > summary"));
     await page.keyboard.press("Enter");
     await tabTo(page, page.locator(".sidebar").getByRole("button", { name: "EUR €" }), 10);
@@ -120,9 +114,8 @@ test.describe("with the keyboard alone", () => {
     await expect(page.locator(".sidebar .total-value")).toHaveText(/^€/u);
   });
 
-  test("search the coins on /home", async ({ page, signedIn }, testInfo) => {
-    expect(signedIn.email).toBeTruthy();
-    await visit(page, "/home", testInfo);
+  test("search the coins on /home", async ({ page, signInAt }, testInfo) => {
+    expect((await signInAt("/home")).email).toBeTruthy();
     await tabTo(page, page.getByRole("searchbox").or(page.getByLabel("Search")).first());
     await page.keyboard.type("doge");
     if (!jsEnabled(testInfo)) await page.keyboard.press("Enter");
@@ -183,15 +176,12 @@ test.describe("with the keyboard alone", () => {
   });
 });
 
-test.describe("with the keyboard alone, on a phone", () => {
-  test.use({ viewport: MOBILE });
-
+describeAt("with the keyboard alone, on a phone", MOBILE, () => {
   test("the ☰ menu opens with Enter, its links are reachable, and it closes again", async ({
     page,
-    signedIn,
+    signInAt,
   }, testInfo) => {
-    expect(signedIn.email).toBeTruthy();
-    await visit(page, "/home", testInfo);
+    expect((await signInAt("/home")).email).toBeTruthy();
     const menuButton = page.locator(".burger > summary");
     await tabTo(page, menuButton);
     await page.keyboard.press("Enter");

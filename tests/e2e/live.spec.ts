@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import { sendThroughApi } from "./send-helpers.ts";
-import { jsEnabled, sidebar, visit } from "./helpers.ts";
+import { jsEnabled, login, sidebar, visit } from "./helpers.ts";
 
 /** The page's requests for the unread count (the 10 s poll, or a fetch after an event). */
 function unreadCountRequests(page: Page): string[] {
@@ -47,11 +47,7 @@ test.describe("live events, scripts on", () => {
     // The page's clock is the test's: the 10 s poll could only run if the test moved time on.
     await page.clock.install();
     const counts = unreadCountRequests(page);
-    await visit(page, "/login", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page).toHaveURL(/\/home$/);
+    await login(page, testInfo, user);
     await expect(liveShell(page)).toHaveCount(1);
     await page.clock.runFor(25_000);
     expect(counts).toEqual([]);
@@ -124,12 +120,7 @@ test.describe("live events, scripts on", () => {
     await page.route("**/events", (route) => route.abort());
     await page.clock.install();
     const counts = unreadCountRequests(page);
-    await visit(page, "/login", testInfo);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Log In" }).click();
-    await expect(page).toHaveURL(/\/home$/);
-    await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await login(page, testInfo, user);
 
     operator.message(user.email, `Notice ${randomUUID().slice(0, 8)}: your account is active.`);
     await page.clock.runFor(2_000);
@@ -148,11 +139,7 @@ test("scripts off: no stream; the page shows a new message once it is loaded aga
 }, testInfo) => {
   test.skip(jsEnabled(testInfo), "with scripts on the stream brings it (above)");
   const streams = streamRequests(page);
-  await visit(page, "/login", testInfo);
-  await page.getByLabel("Email").fill(user.email);
-  await page.getByLabel("Password").fill(user.password);
-  await page.getByRole("button", { name: "Log In" }).click();
-  await expect(page).toHaveURL(/\/home$/);
+  await login(page, testInfo, user);
   operator.message(user.email, `Notice ${randomUUID().slice(0, 8)}: your account is active.`);
   await expect(notificationsBadge(page)).toHaveCount(0);
   await page.reload();

@@ -2,11 +2,12 @@ import { randomUUID } from "node:crypto";
 import type { Page } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
   ddmmyy,
   expectAccessible,
+  followMenuLink,
   jsEnabled,
   login,
+  MOBILE,
   ops,
   PLATFORM,
   sidebar,
@@ -108,9 +109,9 @@ test.describe("notifications", () => {
   // A message to everyone reaches every user that exists when it is sent, also the users of
   // tests running alongside (this file's empty state, wallets.spec.ts "no badge without unread
   // messages"), which would then see it. So it runs only when asked: E2E_BROADCAST=1.
-  test("a message to everyone reaches an existing user", async ({ page, request, operator }, testInfo) => {
+  test("a message to everyone reaches an existing user", async ({ page, newUser, operator }, testInfo) => {
     test.skip(!process.env.E2E_BROADCAST, "sends to every user of the test server: set E2E_BROADCAST=1");
-    const user = await createUser(request, "message-all");
+    const user = await newUser("message-all");
     const text = `Scheduled maintenance ${randomUUID().slice(0, 8)}.`;
     operator.run("message", "--all", text);
     await login(page, testInfo, user);
@@ -131,10 +132,11 @@ test.describe("notifications", () => {
     page,
     request,
     user: owner,
+    newUser,
     operator,
   }, testInfo) => {
     const sent = { messageId: operator.message(owner.email, "For the owner only.") };
-    const user = await createUser(request, "message-forged");
+    const user = await newUser("message-forged");
     await login(page, testInfo, user);
     // Without the form's CSRF token: refused before anything else.
     const forged = await page.request.post("/notifications", {
@@ -259,10 +261,9 @@ test.describe("support", () => {
   );
 
   test("from the mobile menu; closing it goes back without sending", async ({ page, user }, testInfo) => {
-    await page.setViewportSize({ width: 390, height: 844 });
+    await page.setViewportSize(MOBILE);
     await login(page, testInfo, user);
-    await page.locator(".burger > summary").click();
-    await page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name: "Support" }).click();
+    await followMenuLink(page, "Support");
     const dialog = page.getByRole("dialog", { name: "Start Here" });
     await expect(dialog).toBeVisible();
     await expect(page).toHaveURL(/\/home\?modal=support$/);

@@ -2,8 +2,9 @@
 // limits, in both projects (scripts on and off). The test's own requests and
 // the browser's both come from 127.0.0.1, so failures made through the API
 // count against the account as that visitor's.
-import { expect, test, type APIRequestContext, type Page } from "@playwright/test";
-import { createUser, expectAccessible, jsEnabled, PLATFORM, visit } from "./helpers.ts";
+import type { APIRequestContext, Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, PLATFORM, submitLogin, visit, waitForReady } from "./helpers.ts";
 
 const LIMITED = /Too many attempts\. Please wait \d+ seconds? and try again\./u;
 
@@ -49,9 +50,8 @@ test.describe("rate limits", () => {
   test(
     "a limited login says how long to wait, with status 429 and Retry-After",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
+    async ({ page, request, user }, testInfo) => {
       test.setTimeout(120_000);
-      const user = await createUser(request, "limited");
       await failLogins(request, user.email, 10);
 
       // Even the right password is not checked while the backoff runs.
@@ -81,15 +81,17 @@ test.describe("rate limits", () => {
     },
   );
 
-  test("another account from the same address is not held back", async ({ page, request }, testInfo) => {
-    const victim = await createUser(request, "limited-other");
-    const other = await createUser(request, "limited-free");
+  test("another account from the same address is not held back", async ({
+    page,
+    request,
+    user: victim,
+    newUser,
+  }, testInfo) => {
+    const other = await newUser("limited-free");
     await failLogins(request, victim.email, 5);
     await visit(page, "/login", testInfo);
-    await page.getByLabel("Email").fill(other.email);
-    await page.getByLabel("Password").fill(other.password);
-    await page.getByRole("button", { name: "Log In" }).click();
+    await submitLogin(page, other.email, other.password);
     await expect(page).toHaveURL(/\/home$/u);
-    if (jsEnabled(testInfo)) await expect(page.locator("html")).toHaveAttribute("data-hydrated", "true");
+    await waitForReady(page, testInfo);
   });
 });

@@ -1,5 +1,6 @@
-import { expect, test, type Page } from "@playwright/test";
-import { createUser, expectAccessible, jsEnabled, login, sidebar, visit, waitForReady } from "./helpers.ts";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
+import { expectAccessible, jsEnabled, login, sidebar, visit, waitForReady } from "./helpers.ts";
 
 const INTRO = "In order to reveal your 12 word security phrase, please enter your password";
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
@@ -24,9 +25,7 @@ test.describe("security phrase", () => {
   test(
     "wrong password, unticked box, then the user's own 12 words; a reload shows step 1",
     { tag: "@remote" },
-    async ({ page, context, request }, testInfo) => {
-      const user = await createUser(request, "security");
-      await login(page, testInfo, user);
+    async ({ page, context, signedIn: user }, testInfo) => {
       await sidebar(page).getByRole("link", { name: "Security" }).click();
       await expect(page).toHaveURL(/\/security$/);
       await waitForReady(page, testInfo);
@@ -126,11 +125,11 @@ test.describe("security phrase", () => {
   test("the page answers visitors with a redirect and is never cached", async ({
     page,
     request,
+    user,
   }, testInfo) => {
     const visitor = await request.get("/security", { maxRedirects: 0 });
     expect(visitor.status()).toBe(302);
     expect(visitor.headers()["location"]).toBe("/");
-    const user = await createUser(request, "security-cache");
     await login(page, testInfo, user);
     const response = await page.goto("/security");
     expect(response?.headers()["cache-control"]).toBe("no-store");

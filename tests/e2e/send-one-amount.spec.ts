@@ -2,35 +2,40 @@
 // answer 'Please fill out all fields.' (the holder had to find 'Convert'). Now the review press
 // fills in the other amount on the server, from the price shown, and opens the risk warning with
 // both; Confirm sends what the warning showed. With scripts the fields stay in sync as you type.
-import { expect, test as base } from "./fixtures.ts";
-import {
-  address,
-  coinAmount,
-  confirm,
-  fiatAmount,
-  RECEIVER,
-  sendButton,
-  snapshot,
-  warning,
-} from "./send-helpers.ts";
+import type { Page } from "@playwright/test";
+import { expect, test, type Operator } from "./fixtures.ts";
+import { address, coinAmount, confirm, fiatAmount, RECEIVER, sendButton, warning } from "./send-helpers.ts";
 import { expectAccessible, visit } from "./helpers.ts";
 
-const test = base.extend<{
-  /** A user with 1.5 ETH, signed in, with the send form open on the ETH wallet page. */
-  holder: { email: string };
-}>({
-  holder: async ({ page, signedIn, fundEth }, provide, testInfo) => {
-    await fundEth(signedIn, "1.5");
-    await visit(page, "/wallet/eth?send=1", testInfo);
-    await expect(address(page)).toBeVisible();
-    await provide({ email: signedIn.email });
-  },
+// Every test: the holder (1.5 ETH) with the send form open on the ETH wallet page.
+test.beforeEach(async ({ page, holder }, testInfo) => {
+  void holder;
+  await visit(page, "/wallet/eth?send=1", testInfo);
+  await expect(address(page)).toBeVisible();
 });
 
-// The figures below follow from the price snapshot the e2e server serves.
-test.beforeAll(() => {
-  expect(snapshot.prices.ETH?.lastPrice).toBe("2531.84");
-});
+/** Confirm sends it: 'Sent!' shows `shown`, and the operator has that one send, of `amount` ETH to RECEIVER. */
+async function expectSent(page: Page, operator: Operator, email: string, amount: string, shown: string) {
+  const id = await confirm(page);
+  await expect(page.locator(".send-success-amount")).toHaveText(shown);
+  expect(operator.pendingSends(email).map((s) => [s.sendId, s.coin, s.amount, s.address])).toEqual([
+    [id, "ETH", amount, RECEIVER],
+  ]);
+}
+
+/**
+ * Types the receiver and `amount` ETH (key by key with `keyByKey`), sees the fiat amount hold
+ * `fiat`, and presses 'Send ETH'.
+ */
+async function typeAndSend(page: Page, amount: string, fiat: string, { keyByKey = false } = {}) {
+  await address(page).fill(RECEIVER);
+  if (keyByKey) await coinAmount(page).pressSequentially(amount);
+  else await coinAmount(page).fill(amount);
+  await expect(fiatAmount(page)).toHaveValue(fiat);
+  await sendButton(page).click();
+}
+
+// The figures below follow from the price snapshot the e2e server serves (the holder fixture checks it).
 // 0.5 × 2531.84 = 1265.92. 100 / 2531.84 = 0.03949… → 0.0394 (truncated), worth
 // 0.0394 × 2531.84 = 99.754496 → $99.75 on the warning. 0.01 / 2531.84 → 0 (truncated).
 
@@ -45,10 +50,7 @@ test.describe("send without scripts, one amount typed", () => {
     holder,
     operator,
   }) => {
-    await address(page).fill(RECEIVER);
-    await coinAmount(page).fill("0.5");
-    await expect(fiatAmount(page)).toHaveValue("");
-    await sendButton(page).click();
+    await typeAndSend(page, "0.5", "");
 
     await expect(warning(page)).toBeVisible();
     await expect(warning(page)).toContainText(
@@ -61,11 +63,7 @@ test.describe("send without scripts, one amount typed", () => {
     await expect(page.getByText("Please fill out all fields.", { exact: true })).toHaveCount(0);
     await expectAccessible(page);
 
-    const id = await confirm(page);
-    await expect(page.locator(".send-success-amount")).toHaveText("0.5000 ETH");
-    expect(operator.pendingSends(holder.email).map((s) => [s.sendId, s.coin, s.amount, s.address])).toEqual([
-      [id, "ETH", "0.5", RECEIVER],
-    ]);
+    await expectSent(page, operator, holder.user.email, "0.5", "0.5000 ETH");
   });
 
   test("only the fiat amount: the coin amount follows (truncated to 4 decimals); Confirm sends it", async ({
@@ -92,11 +90,7 @@ test.describe("send without scripts, one amount typed", () => {
     await sendButton(page).click();
     await expect(warning(page)).toContainText("You are sending 0.0394 ETH (about $99.75)");
 
-    const id = await confirm(page);
-    await expect(page.locator(".send-success-amount")).toHaveText("0.0394 ETH");
-    expect(operator.pendingSends(holder.email).map((s) => [s.sendId, s.coin, s.amount, s.address])).toEqual([
-      [id, "ETH", "0.0394", RECEIVER],
-    ]);
+    await expectSent(page, operator, holder.user.email, "0.0394", "0.0394 ETH");
   });
 
   test("still refused: no address, a fiat amount worth less than 0.0001 ETH, a Confirm with one amount", async ({
@@ -143,7 +137,7 @@ test.describe("send without scripts, one amount typed", () => {
     expect(answer.status()).toBe(400);
     expect(await answer.text()).toContain("Please fill out all fields.");
 
-    expect(operator.pendingSends(holder.email)).toHaveLength(0);
+    expect(operator.pendingSends(holder.user.email)).toHaveLength(0);
   });
 });
 
@@ -155,14 +149,11 @@ test.describe("send with scripts", () => {
     holder,
     operator,
   }) => {
-    await address(page).fill(RECEIVER);
-    await coinAmount(page).pressSequentially("0.5");
-    await expect(fiatAmount(page)).toHaveValue("1265.92");
-    await sendButton(page).click();
+    await typeAndSend(page, "0.5", "1265.92", { keyByKey: true });
     await expect(warning(page)).toContainText(
       "You are sending 0.5 ETH (about $1265.92) on the Ethereum network to:",
     );
     const id = await confirm(page);
-    expect(operator.pendingSends(holder.email).map((s) => [s.sendId, s.amount])).toEqual([[id, "0.5"]]);
+    expect(operator.pendingSends(holder.user.email).map((s) => [s.sendId, s.amount])).toEqual([[id, "0.5"]]);
   });
 });

@@ -1,34 +1,18 @@
 import type { Page, TestInfo } from "@playwright/test";
-import { expect, test as base } from "./fixtures.ts";
-import {
-  address,
-  coinAmount,
-  confirm,
-  fiatAmount,
-  RECEIVER,
-  sendButton,
-  snapshot,
-  warning,
-} from "./send-helpers.ts";
+import { expect, test } from "./fixtures.ts";
+import { address, coinAmount, confirm, fiatAmount, RECEIVER, sendButton, warning } from "./send-helpers.ts";
 import { validateAddress } from "../../common/addresses.ts";
-import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady, type TestUser } from "./helpers.ts";
+import { expectAccessible, jsEnabled, pendingSends, visit, waitForReady } from "./helpers.ts";
 
-const test = base.extend<{
-  /** A user with 1.5 ETH, signed in, on the ETH wallet page; the wallet's id and address. */
-  holder: { user: TestUser; walletId: string; address: string };
-}>({
-  holder: async ({ page, signedIn, fundEth }, provide, testInfo) => {
-    const wallet = await fundEth(signedIn, "1.5");
-    await visit(page, "/wallet/eth", testInfo);
-    await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
-    await provide({ user: signedIn, ...wallet });
-  },
+// Every test: the holder (1.5 ETH) on the ETH wallet page, the send form open.
+test.beforeEach(async ({ page, holder }, testInfo) => {
+  void holder;
+  await visit(page, "/wallet/eth", testInfo);
+  await expect(balance(page)).toHaveText("Balance: 1.5000 ETH");
+  await openForm(page, testInfo);
 });
 
-// The figures below follow from the price snapshot the e2e server serves.
-test.beforeAll(() => {
-  expect(snapshot.prices.ETH?.lastPrice).toBe("2531.84");
-});
+// The figures below follow from the price snapshot the e2e server serves (the holder fixture checks it).
 // 0.5 × 2531.84 = 1265.92; 1.5 × 2531.84 = 3797.76; 100 / 2531.84 = 0.03949… → 0.0394 (truncated);
 // in EUR (rate 0.8686587908): 0.5 × 2531.84 × 0.8686587908 = 1099.646… → 1099.65.
 
@@ -69,13 +53,11 @@ test.describe("send", () => {
   test(
     "send 0.5 of 1.5 ETH, overspend, decline, approve: what the user sees at each step",
     { tag: "@remote" },
-    async ({ page, holder, operator }, testInfo) => {
+    async ({ page, holder: { user }, operator }, testInfo) => {
       // A long journey (about 20 page loads without scripts): three times the usual budget.
       test.slow();
-      const { user } = holder;
 
       // Send 0.5 ETH.
-      await openForm(page, testInfo);
       await expectAccessible(page);
       await fillForm(page, testInfo, RECEIVER, "0.5");
       await expect(fiatAmount(page)).toHaveValue("1265.92");
@@ -147,12 +129,10 @@ test.describe("send", () => {
 
   test("'Please fill out all fields.', 'Full', conversions both ways, amounts of at most 4 decimals", async ({
     page,
-    holder,
+    holder: { user },
   }, testInfo) => {
     test.slow();
-    const { user } = holder;
     const js = jsEnabled(testInfo);
-    await openForm(page, testInfo);
 
     // Nothing filled in: one message, every field marked, no warning.
     await sendButton(page).click();
@@ -239,11 +219,9 @@ test.describe("send", () => {
 
   test("the warning's backdrop, Escape and Cancel close it and keep the values; nothing is sent", async ({
     page,
-    holder,
+    holder: { user },
   }, testInfo) => {
-    const { user } = holder;
     const js = jsEnabled(testInfo);
-    await openForm(page, testInfo);
     await fillForm(page, testInfo, RECEIVER, "0.3");
 
     const expectKept = async () => {
@@ -298,9 +276,7 @@ test.describe("send", () => {
   test(
     "a reloaded 'Sent!' page or a re-submitted confirmation sends once (idempotency key)",
     { tag: "@remote" },
-    async ({ page, holder }, testInfo) => {
-      const { user } = holder;
-      await openForm(page, testInfo);
+    async ({ page, holder: { user } }, testInfo) => {
       await fillForm(page, testInfo, RECEIVER, "0.1");
       await review(page);
       // The confirmation form as the browser would post it (a second press, a resubmission).
@@ -339,12 +315,10 @@ test.describe("send", () => {
 
   test("'Send another one' opens a fresh form; the receiver's address can be copied", async ({
     page,
-    holder,
+    holder: { user },
     context,
   }, testInfo) => {
-    const { user } = holder;
     const js = jsEnabled(testInfo);
-    await openForm(page, testInfo);
     const firstKey = await page.locator('form.send-form input[name="key"]').inputValue();
     await fillForm(page, testInfo, RECEIVER, "0.2");
     await review(page);
@@ -381,10 +355,8 @@ test.describe("send", () => {
   // Issue 15, defect 3: the warning used to ask to confirm a transfer "to: not-an-address".
   test("a bad address is shown at its field before any warning; an own address: 'Transaction failed: …'; nothing sent", async ({
     page,
-    holder,
+    holder: { user, address: own },
   }, testInfo) => {
-    const { user, address: own } = holder;
-    await openForm(page, testInfo);
     const fieldError = page.locator("#send-address-error");
     // One letter's case changed: the EIP-55 checksum no longer matches.
     const typo = RECEIVER.replace("48F3", "48f3");

@@ -1,17 +1,16 @@
 // Sessions in the browser, with and without scripts (record 015): a restore
 // ends every other session of the account; a forged or altered cookie is just
 // a visitor; Exit deletes the session on the server, not only the cookie.
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
+  chooseNewPassword,
   jsEnabled,
   login,
+  proveThePhrase,
   recordSecret,
   recordSessionCookies,
   visit,
-  newPage,
   sessionCookie,
-  waitForReady,
 } from "./helpers.ts";
 
 function swap(text: string, at: number): string {
@@ -21,28 +20,17 @@ function swap(text: string, at: number): string {
 test(
   "a restore ends the account's sessions in every other browser",
   { tag: "@remote" },
-  async ({ browser, page, request }, testInfo) => {
-    const user = await createUser(request, "sessions-restore");
-    await login(page, testInfo, user);
-    const elsewhere = await newPage(browser, testInfo);
+  async ({ otherBrowser, page, signedIn: user }, testInfo) => {
+    const elsewhere = await otherBrowser();
     await login(elsewhere, testInfo, user);
 
     // A third browser restores the wallet with the phrase and a new password.
-    const restorer = await newPage(browser, testInfo);
+    const restorer = await otherBrowser();
     await visit(restorer, "/restore-wallet", testInfo);
-    await restorer.getByLabel("Email").fill(user.email);
-    await restorer.getByRole("button", { name: "Next" }).click();
-    await expect(restorer.getByText("Step 2 of 3")).toBeVisible();
-    await waitForReady(restorer, testInfo);
-    for (let i = 0; i < 12; i++)
-      await restorer.getByLabel(`Word ${i + 1}`, { exact: true }).fill(user.words[i]!);
-    await restorer.getByRole("button", { name: "Next" }).click();
-    await expect(restorer.getByText("Step 3 of 3")).toBeVisible();
+    await proveThePhrase(restorer, testInfo, user);
     const newPassword = `restored-${crypto.randomUUID()}`;
     recordSecret("password", newPassword);
-    await restorer.getByLabel("New password").fill(newPassword);
-    await restorer.getByLabel("Confirm password").fill(newPassword);
-    await restorer.getByRole("button", { name: "Confirm" }).click();
+    await chooseNewPassword(restorer, newPassword);
     await expect(restorer).toHaveURL(/\/login$/);
     await expect(
       restorer.getByText("Your password has been changed. Log in with your new password."),
@@ -57,17 +45,15 @@ test(
     }
     // The restorer signs in with the new password as usual.
     await login(restorer, testInfo, { email: user.email, password: newPassword });
-    await elsewhere.context().close();
-    await restorer.context().close();
   },
 );
 
 test("forged, altered, truncated and random cookies are a visitor, never an error", async ({
   page,
   request,
-}, testInfo) => {
-  const user = await createUser(request, "sessions-forged");
-  await login(page, testInfo, user);
+  signedIn,
+}) => {
+  void signedIn;
   const cookie = await sessionCookie(page.context());
   const value = cookie.value;
   const decoded = decodeURIComponent(value);
@@ -101,9 +87,9 @@ test("forged, altered, truncated and random cookies are a visitor, never an erro
 test("Exit deletes the session on the server: the old cookie is worth nothing", async ({
   page,
   request,
+  signedIn,
 }, testInfo) => {
-  const user = await createUser(request, "sessions-exit");
-  await login(page, testInfo, user);
+  void signedIn;
   const cookie = await sessionCookie(page.context());
   const before = await request.get("/home", {
     headers: { Cookie: `${cookie.name}=${cookie.value}` },
@@ -127,10 +113,9 @@ test("Exit deletes the session on the server: the old cookie is worth nothing", 
 
 test("an open tab left alone stops refreshing its data, so its session can time out; touching it resumes", async ({
   page,
-  request,
+  user,
 }, testInfo) => {
   test.skip(!jsEnabled(testInfo), "the refresh runs with scripts only");
-  const user = await createUser(request, "sessions-idle");
   // The client without its event stream (the fallback, record 033), whose 10 s poll is what a
   // tab left open keeps making; with the stream nothing is asked (tests/e2e/live.spec.ts).
   await page.route("**/events", (route) => route.abort());

@@ -1,22 +1,17 @@
 import { randomBytes } from "node:crypto";
-import { expect, test, type Page } from "@playwright/test";
+import type { Page } from "@playwright/test";
+import { expect, test } from "./fixtures.ts";
 import {
-  createUser,
   expectAccessible,
-  fundedEthWallet,
+  freshEthAddress,
   jsEnabled,
   login,
-  ops,
   requestedWalletId,
   visit,
   waitForReady,
 } from "./helpers.ts";
 
 const SPEC_ORDER = ["BTC", "ETH", "ADA", "BNB", "DOGE", "SOL", "TRX", "USDT", "XRP"];
-/** A fresh, valid (all lower-case, so no EIP-55 checksum) ETH address: an address belongs to one wallet. */
-function freshEthAddress(): string {
-  return `0x${randomBytes(20).toString("hex")}`;
-}
 
 function coinRows(page: Page) {
   return page
@@ -30,12 +25,8 @@ async function tickersInOrder(page: Page): Promise<string[]> {
 }
 
 test.describe("wallet list", () => {
-  test("a new user sees all nine coins at zero, in the coin table's order", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "list");
-    await login(page, testInfo, user);
+  test("a new user sees all nine coins at zero, in the coin table's order", async ({ page, signedIn }) => {
+    void signedIn;
     await expect(coinRows(page)).toHaveCount(9);
     expect(await tickersInOrder(page)).toEqual(SPEC_ORDER);
     for (const row of await coinRows(page).all()) await expect(row.getByRole("cell").first()).toHaveText("0");
@@ -48,9 +39,8 @@ test.describe("wallet list", () => {
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Dogecoin DOGE");
   });
 
-  test("search by name or ticker", async ({ page, request }, testInfo) => {
-    const user = await createUser(request, "search");
-    await login(page, testInfo, user);
+  test("search by name or ticker", async ({ page, signedIn }, testInfo) => {
+    void signedIn;
     const search = page.getByRole("searchbox", { name: "Search coins by name or ticker" });
     if (jsEnabled(testInfo)) {
       await search.fill("dog");
@@ -76,12 +66,8 @@ test.describe("wallet list", () => {
     await expect(page.getByText("No coin matches “zzz”.")).toBeVisible();
   });
 
-  test("unsupported tickers go to /home; tickers are lower-case in the path", async ({
-    page,
-    request,
-  }, testInfo) => {
-    const user = await createUser(request, "ticker");
-    await login(page, testInfo, user);
+  test("unsupported tickers go to /home; tickers are lower-case in the path", async ({ page, signedIn }) => {
+    void signedIn;
     await page.goto("/wallet/abc");
     await expect(page).toHaveURL(/\/home$/);
     await page.goto("/wallet/BTC");
@@ -94,10 +80,7 @@ test.describe("wallets and deposits", () => {
   test(
     "request → operator issues an address → deposit → balance, EUR, history",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "deposit");
-      await login(page, testInfo, user);
-
+    async ({ page, signedIn: user, operator }, testInfo) => {
       // No wallet yet: 'Request ETH Wallet'.
       await visit(page, "/wallet/eth", testInfo);
       await expect(page.getByText("Your transactions will appear here")).toBeVisible();
@@ -108,12 +91,14 @@ test.describe("wallets and deposits", () => {
       await waitForReady(page, testInfo);
       await expectAccessible(page);
       // Asking again creates nothing: the page stays in the requested state.
-      expect(ops("requests", "--json").match(new RegExp(user.email, "g"))).toHaveLength(1);
+      expect(operator.run("requests", "--json").match(new RegExp(user.email, "g"))).toHaveLength(1);
 
       // The operator issues an address; the user sees it.
       const walletId = requestedWalletId(user.email, "ETH");
       // Stored (and shown) in its EIP-55 checksummed form.
-      const issued = /Issued (0x[0-9a-fA-F]{40}) /u.exec(ops("issue-address", walletId, freshEthAddress()));
+      const issued = /Issued (0x[0-9a-fA-F]{40}) /u.exec(
+        operator.run("issue-address", walletId, freshEthAddress()),
+      );
       const address = issued?.[1] ?? "";
       expect(address).toMatch(/[A-F]/u);
       await visit(page, "/wallet/eth", testInfo);
@@ -124,8 +109,8 @@ test.describe("wallets and deposits", () => {
 
       // The operator credits 1.5 ETH; the same on-chain id again credits nothing more.
       const txid = `0x${randomBytes(32).toString("hex")}`;
-      ops("credit", walletId, "1.5", txid, "--usd", "4500");
-      expect(ops("credit", walletId, "1.5", txid)).toMatch(/already credited/i);
+      operator.run("credit", walletId, "1.5", txid, "--usd", "4500");
+      expect(operator.run("credit", walletId, "1.5", txid)).toMatch(/already credited/i);
       await visit(page, "/wallet/eth", testInfo);
       await expect(page.locator(".wallet-balance")).toHaveText("Balance: 1.5000 ETH");
       await expectAccessible(page);
@@ -168,15 +153,13 @@ test.describe("wallets and deposits", () => {
 test.describe("a coin's transactions, a page at a time", () => {
   test("the 20 newest on the wallet page; 'Older transactions' shows the rest", async ({
     page,
-    request,
+    signedIn,
+    fundEth,
+    operator,
   }, testInfo) => {
-    const user = await createUser(request, "pages");
-    await login(page, testInfo, user);
     // 21 deposits: 1 ETH first, then 2 … 21 ETH (the newest is 21).
-    const { walletId } = await fundedEthWallet(request, user, "1");
-    for (let amount = 2; amount <= 21; amount++) {
-      ops("credit", walletId, String(amount), `0x${randomBytes(32).toString("hex")}`);
-    }
+    const { walletId } = await fundEth(signedIn, "1");
+    for (let amount = 2; amount <= 21; amount++) operator.credit(walletId, String(amount));
     await visit(page, "/wallet/eth", testInfo);
     const rows = page.locator(".tx-list li summary");
     await expect(rows).toHaveCount(20);
@@ -198,9 +181,8 @@ test.describe("unread messages", () => {
   test(
     "no badge without unread messages; the count behind it answers only the signed-in user",
     { tag: "@remote" },
-    async ({ page, request }, testInfo) => {
-      const user = await createUser(request, "unread");
-      await login(page, testInfo, user);
+    async ({ page, request, signedIn }) => {
+      void signedIn;
       const notifications = page.locator(".sidebar").getByRole("link", { name: /^Notifications/ });
       await expect(notifications).toHaveText("Notifications");
       const answer = await page.request.get("/unread-count");
@@ -217,11 +199,12 @@ test.describe("unread messages", () => {
 test.describe("the 60 s refresh (scripts on)", () => {
   test("a deposit credited while /home is open shows within the minute, total included", async ({
     page,
-    request,
+    user,
+    fundEth,
+    operator,
   }, testInfo) => {
     test.skip(!jsEnabled(testInfo), "without scripts the page shows what it had; a reload brings the rest");
-    const user = await createUser(request, "refresh");
-    const { walletId } = await fundedEthWallet(request, user, "0");
+    const { walletId } = await fundEth(user, "0");
     // The live-event stream would bring the deposit at once (live.spec.ts): blocked, the refresh is what is tested.
     await page.route("**/events", (route) => route.abort());
     await page.clock.install();
@@ -230,7 +213,7 @@ test.describe("the 60 s refresh (scripts on)", () => {
     await expect(eth.getByRole("cell").first()).toHaveText("0");
     await expect(page.locator(".sidebar .total-value")).toHaveText("$0.00");
 
-    ops("credit", walletId, "2.25", `0x${randomBytes(32).toString("hex")}`);
+    operator.credit(walletId, "2.25");
     await page.clock.runFor("01:00");
     await expect(eth.getByRole("cell").first()).toHaveText("2.25");
     await expect(page.locator(".sidebar .total-value")).not.toHaveText("$0.00");

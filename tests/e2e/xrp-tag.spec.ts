@@ -14,13 +14,15 @@ const sendButton = (page: Page) => page.getByRole("button", { name: "Send XRP", 
 const tagField = (page: Page) => page.getByLabel("Destination tag (optional)", { exact: true });
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);
 
-async function fill(page: Page, testInfo: TestInfo, to: string, tag: string) {
+/** Opens the send form, fills in 1.5 XRP to `to` with `tag`, and presses 'Send XRP'. */
+async function fillAndSend(page: Page, testInfo: TestInfo, to: string, tag: string) {
   await sendButton(page).click();
   await page.getByLabel("Receiver address", { exact: true }).fill(to);
   await tagField(page).fill(tag);
   await page.getByLabel("Amount in XRP", { exact: true }).fill("1.5");
   if (!jsEnabled(testInfo)) await page.getByRole("button", { name: "Convert XRP to USD" }).click();
   await expect(page.getByLabel("Amount in USD", { exact: true })).toHaveValue("3.21");
+  await sendButton(page).click();
 }
 
 /** Confirm in the warning, then 'See transaction details': the new send's id, its row open. */
@@ -35,18 +37,19 @@ async function confirmAndShow(page: Page): Promise<string> {
 }
 
 test.describe("XRP destination tag", () => {
-  test("a typed tag: checked at its field, on the warning, with the operator and in the row", async ({
-    page,
-    request,
-    signedIn,
-  }, testInfo) => {
+  // Every test: a signed-in user with 100 XRP, on the XRP wallet page.
+  test.beforeEach(async ({ page, request, signedIn }, testInfo) => {
     test.slow();
     await fundXrp(request, signedIn);
     await visit(page, "/wallet/xrp", testInfo);
-    await fill(page, testInfo, CLASSIC, "4294967296");
+  });
 
+  test("a typed tag: checked at its field, on the warning, with the operator and in the row", async ({
+    page,
+    signedIn,
+  }, testInfo) => {
     // Too large for 32 bits: an error at the field, the values kept (a round trip without scripts).
-    await sendButton(page).click();
+    await fillAndSend(page, testInfo, CLASSIC, "4294967296");
     await expect(
       page.getByText("A destination tag is a whole number from 0 to 4294967295, digits only."),
     ).toBeVisible();
@@ -75,14 +78,9 @@ test.describe("XRP destination tag", () => {
 
   test("an X-address: its tag on the warning, the classic address and the tag in the row", async ({
     page,
-    request,
     signedIn,
   }, testInfo) => {
-    test.slow();
-    await fundXrp(request, signedIn);
-    await visit(page, "/wallet/xrp", testInfo);
-    await fill(page, testInfo, X_TAG_11747, "");
-    await sendButton(page).click();
+    await fillAndSend(page, testInfo, X_TAG_11747, "");
     await expect(warning(page)).toContainText(X_TAG_11747);
     await expect(warning(page)).toContainText("Destination tag: 11747");
     const id = await confirmAndShow(page);
