@@ -278,9 +278,7 @@ interface StringNode {
 }
 
 function lineAt(text: string, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
-  return line;
+  return text.slice(0, offset).split("\n").length;
 }
 
 /** The file a relative specifier names, relative to the root with "/"; null when none. */

@@ -142,35 +142,34 @@ export function createMetrics(sources: MetricsSources): Metrics {
       });
     return holdsRead;
   };
-  registry.registerMetric(
-    new client.Gauge({
-      name: "coinkeep_ledger_holds_outstanding",
-      help: "Sends held in the ledger awaiting an operator's decision, by coin.",
-      labelNames: ["coin"],
-      aggregator: "first",
-      registers: [],
-      async collect() {
-        const rows = await holds();
-        for (const ticker of Object.keys(COINS)) this.set({ coin: ticker }, 0);
-        for (const row of rows) this.set({ coin: row.coin }, Number(row.n));
-      },
-    }),
+  /** A gauge by coin over the held sends: every coin at 0, then `value` of each coin with holds (if any). */
+  const holdsGauge = (name: string, help: string, value: (row: HoldRow) => number | undefined) =>
+    registry.registerMetric(
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ["coin"],
+        aggregator: "first",
+        registers: [],
+        async collect() {
+          const rows = await holds();
+          for (const ticker of Object.keys(COINS)) this.set({ coin: ticker }, 0);
+          for (const row of rows) {
+            const v = value(row);
+            if (v !== undefined) this.set({ coin: row.coin }, v);
+          }
+        },
+      }),
+    );
+  holdsGauge(
+    "coinkeep_ledger_holds_outstanding",
+    "Sends held in the ledger awaiting an operator's decision, by coin.",
+    (row) => Number(row.n),
   );
-  registry.registerMetric(
-    new client.Gauge({
-      name: "coinkeep_ledger_holds_outstanding_coins",
-      help: "The amount those held sends add up to, in whole coins, by coin. For graphs and alerts: a float, not an accounting figure (the ledger keeps exact base units).",
-      labelNames: ["coin"],
-      aggregator: "first",
-      registers: [],
-      async collect() {
-        const rows = await holds();
-        for (const ticker of Object.keys(COINS)) this.set({ coin: ticker }, 0);
-        for (const row of rows) {
-          if (isTicker(row.coin)) this.set({ coin: row.coin }, coinsOf(row.units, COINS[row.coin].decimals));
-        }
-      },
-    }),
+  holdsGauge(
+    "coinkeep_ledger_holds_outstanding_coins",
+    "The amount those held sends add up to, in whole coins, by coin. For graphs and alerts: a float, not an accounting figure (the ledger keeps exact base units).",
+    (row) => (isTicker(row.coin) ? coinsOf(row.units, COINS[row.coin].decimals) : undefined),
   );
 
   return {

@@ -61,6 +61,16 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
     .limit(1)
     .prepare("coinkeep_web_sessions_read");
 
+  /** The session's row while it is live at `now`, else undefined. */
+  async function readRow(key: string, now: number) {
+    const rows = await readLive.execute({
+      key,
+      now: new Date(now).toISOString(),
+      createdAfter: new Date(now - policy.maxMs).toISOString(),
+    });
+    return rows[0];
+  }
+
   async function touch(key: string): Promise<void> {
     const now = Date.now();
     await db
@@ -83,12 +93,7 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
     },
     async get(key, opts = {}) {
       const now = Date.now();
-      const rows = await readLive.execute({
-        key,
-        now: new Date(now).toISOString(),
-        createdAfter: new Date(now - policy.maxMs).toISOString(),
-      });
-      const row = rows[0];
+      const row = await readRow(key, now);
       if (!row) return null;
       // Activity: the idle deadline moves at most once a minute, so most reads write nothing.
       const target = Math.min(now + idleMs, row.createdAt.getTime() + policy.maxMs);
@@ -114,13 +119,7 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
     },
     touch,
     async deadline(key) {
-      const now = Date.now();
-      const rows = await readLive.execute({
-        key,
-        now: new Date(now).toISOString(),
-        createdAfter: new Date(now - policy.maxMs).toISOString(),
-      });
-      const row = rows[0];
+      const row = await readRow(key, Date.now());
       return row ? Math.min(row.expiresAt.getTime(), row.createdAt.getTime() + policy.maxMs) : null;
     },
     async remove(key) {

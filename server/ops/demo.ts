@@ -10,7 +10,8 @@
 // database unless --force: demo data does not belong in production.
 import { createHash } from "node:crypto";
 import { parseArgs } from "node:util";
-import { eq, inArray, sql } from "drizzle-orm";
+import { eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { PgTable } from "drizzle-orm/pg-core";
 import { COINS, type Ticker } from "../../common/coins.ts";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
 import { openDatabase, type AppDb, type Database } from "../backend/db/index.ts";
@@ -153,6 +154,15 @@ function checked(coin: Ticker, address: string, config: Config): string {
   return result.address;
 }
 
+/** Whether no row of `table` matches `where`. */
+async function noRows(db: AppDb, table: PgTable, where: SQL): Promise<boolean> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(table)
+    .where(where);
+  return (row?.n ?? 0) === 0;
+}
+
 async function seed(db: AppDb, config: Config, userId: string) {
   const byCoin = new Map<Ticker, WalletInfo>();
   const issuedCoins: Ticker[] = [...(Object.keys(ISSUED) as Ticker[]), "USDT"];
@@ -206,11 +216,7 @@ async function seed(db: AppDb, config: Config, userId: string) {
 
   // Sends are not keyed by anything external: made only while the demo wallets have none.
   const walletIds = [...byCoin.values()].map((w) => w.id);
-  const [existing] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(withdrawals)
-    .where(inArray(withdrawals.walletId, walletIds));
-  if ((existing?.n ?? 0) === 0) {
+  if (await noRows(db, withdrawals, inArray(withdrawals.walletId, walletIds))) {
     for (const s of SENDS) {
       const wallet = byCoin.get(s.coin);
       if (!wallet?.address) continue;
@@ -230,11 +236,7 @@ async function seed(db: AppDb, config: Config, userId: string) {
     }
   }
 
-  const [messageCount] = await db
-    .select({ n: sql<number>`count(*)::int` })
-    .from(messages)
-    .where(eq(messages.userId, userId));
-  if ((messageCount?.n ?? 0) === 0) {
+  if (await noRows(db, messages, eq(messages.userId, userId))) {
     for (const m of MESSAGES) {
       await db.transaction(async (tx) => {
         const [row] = await tx

@@ -136,6 +136,9 @@ async function checkInvariants(db: AppDb) {
   }
 }
 
+/** What deciding an already decided withdrawal answers. */
+const alreadyDecided = (status: string) => ({ ok: false, reason: "already-decided", status });
+
 describeEachDatabase("ledger on $name", (getDatabase) => {
   let db: AppDb;
   beforeAll(() => {
@@ -338,26 +341,10 @@ describeEachDatabase("ledger on $name", (getDatabase) => {
     expect((await postWithdrawal(db, a.withdrawalId)).ok).toBe(true);
     expect((await voidWithdrawal(db, b.withdrawalId, "no")).ok).toBe(true);
     const before = await counts(db);
-    expect(await postWithdrawal(db, a.withdrawalId)).toEqual({
-      ok: false,
-      reason: "already-decided",
-      status: "Confirmed",
-    });
-    expect(await voidWithdrawal(db, a.withdrawalId, "late")).toEqual({
-      ok: false,
-      reason: "already-decided",
-      status: "Confirmed",
-    });
-    expect(await postWithdrawal(db, b.withdrawalId)).toEqual({
-      ok: false,
-      reason: "already-decided",
-      status: "Declined",
-    });
-    expect(await voidWithdrawal(db, b.withdrawalId, "again")).toEqual({
-      ok: false,
-      reason: "already-decided",
-      status: "Declined",
-    });
+    expect(await postWithdrawal(db, a.withdrawalId)).toEqual(alreadyDecided("Confirmed"));
+    expect(await voidWithdrawal(db, a.withdrawalId, "late")).toEqual(alreadyDecided("Confirmed"));
+    expect(await postWithdrawal(db, b.withdrawalId)).toEqual(alreadyDecided("Declined"));
+    expect(await voidWithdrawal(db, b.withdrawalId, "again")).toEqual(alreadyDecided("Declined"));
     expect(await postWithdrawal(db, randomUUID())).toEqual({ ok: false, reason: "withdrawal-not-found" });
     expect(await postWithdrawal(db, "nope")).toEqual({ ok: false, reason: "withdrawal-not-found" });
     expect(await counts(db)).toEqual(before);

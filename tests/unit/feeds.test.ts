@@ -1,6 +1,6 @@
-// The public data feeds without a network: the CoinGecko and ECB parsers on
-// recorded-style payloads (and broken ones), the number formatting, and the
-// cached source's rules driven by a fake clock and fetch stand-ins.
+// The public data feeds without a network: the number formatting the parsers
+// use, the CoinGecko and ECB parsers on recorded-style payloads (and broken
+// ones), and the cached source's rules driven by a fake clock and fetch stand-ins.
 import { describe, expect, test } from "vitest";
 import { TICKERS } from "../../common/coins.ts";
 import {
@@ -12,6 +12,43 @@ import { createCachedSource, type CachedSourceOptions } from "../../server/backe
 import { ecbAsOf, parseEcbDaily, toSignificant } from "../../server/backend/feeds/fx-rates.ts";
 import { measure } from "../support/measure.ts";
 import { fixture, fixtureJson, collect, parsedQuietly } from "../fixtures/feeds.ts";
+
+describe("toDecimalString / toSignificant", () => {
+  test.each([
+    [0, "0"],
+    [-0, "0"],
+    [1, "1"],
+    [123.45, "123.45"],
+    [-1.25, "-1.25"],
+    [0.000001, "0.000001"],
+    [1e-7, "0.0000001"],
+    [1.5e-7, "0.00000015"],
+    [-4.2e-8, "-0.000000042"],
+    [1.2345e-10, "0.00000000012345"],
+    [1e21, "1000000000000000000000"],
+    [1.23e25, "12300000000000000000000000"],
+    [-9.87654321e22, "-98765432100000000000000"],
+    [123456789012345680000, "123456789012345680000"],
+  ])("%s → %s", (value, text) => {
+    expect(toDecimalString(value)).toBe(text);
+    expect(Number(toDecimalString(value))).toBe(value === 0 ? 0 : value);
+  });
+
+  test("refuses non-finite numbers", () => {
+    expect(() => toDecimalString(Number.NaN)).toThrow(RangeError);
+    expect(() => toDecimalString(Number.POSITIVE_INFINITY)).toThrow(RangeError);
+    expect(() => toSignificant(Number.NaN)).toThrow(RangeError);
+  });
+
+  test("at most 10 significant digits, trailing zeros dropped, no exponent", () => {
+    expect(toSignificant(1 / 1.1512)).toBe("0.8686587908");
+    expect(toSignificant(2 / 3)).toBe("0.6666666667");
+    expect(toSignificant(1.5)).toBe("1.5");
+    expect(toSignificant(1 / 3e8)).toBe("0.000000003333333333");
+    expect(toSignificant(123456789012.7)).toBe("123456789000");
+    expect(toSignificant(2 / 3, 4)).toBe("0.6667");
+  });
+});
 
 describe("parseCoinGecko", () => {
   test("reads every coin of the recorded answer, numbers kept as the JSON spells them", () => {
@@ -114,43 +151,6 @@ describe("parseCoinGecko", () => {
     ]);
     expect(url.searchParams.get("vs_currencies")).toBe("usd");
     expect(url.searchParams.get("include_24hr_change")).toBe("true");
-  });
-});
-
-describe("toDecimalString / toSignificant", () => {
-  test.each([
-    [0, "0"],
-    [-0, "0"],
-    [1, "1"],
-    [123.45, "123.45"],
-    [-1.25, "-1.25"],
-    [0.000001, "0.000001"],
-    [1e-7, "0.0000001"],
-    [1.5e-7, "0.00000015"],
-    [-4.2e-8, "-0.000000042"],
-    [1.2345e-10, "0.00000000012345"],
-    [1e21, "1000000000000000000000"],
-    [1.23e25, "12300000000000000000000000"],
-    [-9.87654321e22, "-98765432100000000000000"],
-    [123456789012345680000, "123456789012345680000"],
-  ])("%s → %s", (value, text) => {
-    expect(toDecimalString(value)).toBe(text);
-    expect(Number(toDecimalString(value))).toBe(value === 0 ? 0 : value);
-  });
-
-  test("refuses non-finite numbers", () => {
-    expect(() => toDecimalString(Number.NaN)).toThrow(RangeError);
-    expect(() => toDecimalString(Number.POSITIVE_INFINITY)).toThrow(RangeError);
-    expect(() => toSignificant(Number.NaN)).toThrow(RangeError);
-  });
-
-  test("at most 10 significant digits, trailing zeros dropped, no exponent", () => {
-    expect(toSignificant(1 / 1.1512)).toBe("0.8686587908");
-    expect(toSignificant(2 / 3)).toBe("0.6666666667");
-    expect(toSignificant(1.5)).toBe("1.5");
-    expect(toSignificant(1 / 3e8)).toBe("0.000000003333333333");
-    expect(toSignificant(123456789012.7)).toBe("123456789000");
-    expect(toSignificant(2 / 3, 4)).toBe("0.6667");
   });
 });
 

@@ -53,6 +53,16 @@ export function isUniqueViolation(error: unknown): boolean {
   return false;
 }
 
+/** Runs `attempt`, and once more when it lost a unique key to a concurrent writer (whose row it then finds). */
+export async function retryOnUniqueViolation<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return attempt();
+  }
+}
+
 async function findByEmail(db: AppDb, email: string) {
   const rows = await db.select().from(users).where(eq(users.email, email)).limit(1);
   return rows[0];

@@ -122,6 +122,24 @@ function auditScope(p: ActivePause) {
     : { subject: p.userId, scope: { userId: p.userId } };
 }
 
+/** The audit_log row of a pause or a resume: the switch, the reason given, then what the action adds. */
+async function auditSwitch(
+  tx: AppDb,
+  actor: string,
+  action: "pause" | "resume",
+  p: ActivePause,
+  reason: string,
+  more: object,
+) {
+  const { subject, scope } = auditScope(p);
+  await tx.insert(auditLog).values({
+    actor,
+    action,
+    subject,
+    details: { pauseId: p.id, what: p.what, ...scope, reason, ...more },
+  });
+}
+
 /**
  * Turns a switch on, with its audit_log row (action "pause") in the same
  * transaction. The same switch already on is refused with nothing written; the
@@ -151,13 +169,7 @@ export async function pause(db: AppDb, input: PauseInput): Promise<PauseResult> 
       return { ok: false, reason: "already-paused", pause: toPause(existing) };
     }
     const written = toPause(row);
-    const { subject, scope } = auditScope(written);
-    await tx.insert(auditLog).values({
-      actor: input.actor,
-      action: "pause",
-      subject,
-      details: { pauseId: written.id, what: written.what, ...scope, reason, automatic: written.automatic },
-    });
+    await auditSwitch(tx, input.actor, "pause", written, reason, { automatic: written.automatic });
     return { ok: true, pause: written };
   });
 }
@@ -177,22 +189,12 @@ export async function resume(
     const [row] = await tx.delete(pauses).where(scopeWhere(input.what, input.scope)).returning();
     if (!row) return { ok: false, reason: "not-paused" };
     const lifted = toPause(row);
-    const { subject, scope } = auditScope(lifted);
-    await tx.insert(auditLog).values({
-      actor: input.actor,
-      action: "resume",
-      subject,
-      details: {
-        pauseId: lifted.id,
-        what: lifted.what,
-        ...scope,
-        reason,
-        lifted: {
-          reason: lifted.reason,
-          actor: lifted.actor,
-          automatic: lifted.automatic,
-          since: lifted.createdAt.toISOString(),
-        },
+    await auditSwitch(tx, input.actor, "resume", lifted, reason, {
+      lifted: {
+        reason: lifted.reason,
+        actor: lifted.actor,
+        automatic: lifted.automatic,
+        since: lifted.createdAt.toISOString(),
       },
     });
     return { ok: true, pause: lifted };

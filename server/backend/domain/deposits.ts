@@ -12,7 +12,7 @@ import { decodeXAddress, validateAddress, type UsdtNetwork } from "../../../comm
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import type { AppDb } from "../db/index.ts";
 import { chainDeposits, users, wallets } from "../db/schema.ts";
-import { isUniqueViolation } from "./accounts.ts";
+import { retryOnUniqueViolation } from "./accounts.ts";
 import { formatAmount, normaliseUsd } from "./amounts.ts";
 import { activePause, type ActivePause } from "./controls.ts";
 import {
@@ -235,13 +235,8 @@ export async function recordDeposit(
       };
     });
 
-  try {
-    return await attempt();
-  } catch (error) {
-    // A concurrent first report of the same output won its key: now there is a row to follow.
-    if (!isUniqueViolation(error)) throw error;
-    return attempt();
-  }
+  // A concurrent first report of the same output won its key: now there is a row to follow.
+  return retryOnUniqueViolation(attempt);
 }
 
 export interface VouchInput {

@@ -33,7 +33,7 @@ import { isTicker, type Ticker } from "../../../common/coins.ts";
 import { MAX_DESTINATION_TAG } from "../../../common/literals.ts";
 import type { AppDb } from "../db/index.ts";
 import { chainDeposits, ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
-import { isUniqueViolation } from "./accounts.ts";
+import { retryOnUniqueViolation } from "./accounts.ts";
 import { normaliseUsd } from "./amounts.ts";
 
 export type SystemAccountKind = "deposits" | "withdrawals_pending" | "withdrawals_settled";
@@ -103,17 +103,19 @@ function toTicker(coin: string): Ticker {
   return coin;
 }
 
+/** The columns of a wallet that both findWalletAccount and walletBalancesWhere read first. */
+const WALLET_COLUMNS = {
+  walletId: wallets.id,
+  userId: wallets.userId,
+  coin: wallets.coin,
+  address: wallets.address,
+};
+
 /** A wallet with its ledger account. */
 async function findWalletAccount(db: AppDb, walletId: string): Promise<WalletAccount | undefined> {
   if (!isUuid(walletId)) return undefined;
   const rows = await db
-    .select({
-      walletId: wallets.id,
-      userId: wallets.userId,
-      coin: wallets.coin,
-      address: wallets.address,
-      accountId: ledgerAccounts.id,
-    })
+    .select({ ...WALLET_COLUMNS, accountId: ledgerAccounts.id })
     .from(ledgerAccounts)
     .innerJoin(wallets, eq(wallets.id, ledgerAccounts.walletId))
     .where(eq(ledgerAccounts.walletId, walletId));
@@ -451,13 +453,8 @@ export async function creditDeposit(db: AppDb, input: CreditDepositInput): Promi
       return { ok: true, duplicate: false, deposit };
     });
 
-  try {
-    return await attempt();
-  } catch (error) {
-    // A concurrent credit of the same output won the unique key: report it as the duplicate it is.
-    if (!isUniqueViolation(error)) throw error;
-    return attempt();
-  }
+  // A concurrent credit of the same output won the unique key: report it as the duplicate it is.
+  return retryOnUniqueViolation(attempt);
 }
 
 // ---------------------------------------------------------------------------
@@ -817,10 +814,7 @@ export interface WalletBalance {
 export async function walletBalancesWhere(db: AppDb, where: SQL | undefined): Promise<WalletBalance[]> {
   const rows = await db
     .select({
-      walletId: wallets.id,
-      userId: wallets.userId,
-      coin: wallets.coin,
-      address: wallets.address,
+      ...WALLET_COLUMNS,
       requestedAt: wallets.requestedAt,
       units: ledgerAccounts.balance,
       // One subquery of the same read (the pauses table has a handful of rows), so the send form knows.

@@ -25,22 +25,15 @@ import { isUniqueViolation } from "./accounts.ts";
 import { resolveDestination, type UsdtNetwork } from "../../../common/addresses.ts";
 import { formatAmount, parseAmount, usdValue } from "./amounts.ts";
 import { holdSend, isUuid, type HoldSendResult } from "./ledger.ts";
+import type { ClientTransaction } from "./wallets.ts";
 
 // Spec section 5: the amount sent has at most SEND_DECIMALS (4) decimals (the contract's rule).
 
-/** The send as call 6 answers it (the shape of a call-4 transaction). */
-export interface SentTransaction {
-  id: string;
-  date: string;
-  wallet_id: string;
-  recipient_wallet: string;
-  amount_in_crypto: string;
-  amount_in_dollar: string | null;
-  transaction_crypto: Ticker;
-  status: "pending";
-  /** XRP sends with a destination tag only. */
-  destination_tag?: number;
-}
+/**
+ * The send as call 6 answers it: the shape of a call-4 transaction without its transaction_id,
+ * always pending (destination_tag for XRP sends with a destination tag only).
+ */
+export type SentTransaction = Omit<ClientTransaction, "transaction_id" | "status"> & { status: "pending" };
 
 /**
  * Call 6's decoded body (the amount as received: decimal text or a JSON number; XRP's

@@ -3,8 +3,8 @@
 import path from "node:path";
 import { TICKERS, type Ticker } from "../../../common/coins.ts";
 import type { CatchUp, CoinIssuing, IssuingPolicy } from "../../backend/domain/issuing.ts";
-import type { CommandContext } from "./define.ts";
-import { audit, defineCommand, OpsError, plural, table, type OpsCommand } from "./define.ts";
+import type { CommandContext, OpsCommand } from "./define.ts";
+import { audit, defineCommand, OpsError, plural, readTextFile, table } from "./define.ts";
 
 /** A pool file's size limit: far more than any sensible batch, small enough to check in one go. */
 const MAX_POOL_FILE_BYTES = 4 * 1024 * 1024;
@@ -329,7 +329,6 @@ requests are waiting for an address.`,
 ];
 
 async function addToPool(ctx: CommandContext, coin: Ticker, file: string) {
-  const { readFile, stat } = await import("node:fs/promises");
   const [{ and, eq, inArray }, { addressPool, wallets }, addresses, issuing, { ed25519 }, { base58 }] =
     await Promise.all([
       import("drizzle-orm"),
@@ -339,19 +338,10 @@ async function addToPool(ctx: CommandContext, coin: Ticker, file: string) {
       import("@noble/curves/ed25519.js"),
       import("@scure/base"),
     ]);
-  let text: string;
-  try {
-    const info = await stat(file);
-    if (!info.isFile()) throw new OpsError(`${file} is not a file.`);
-    if (info.size > MAX_POOL_FILE_BYTES) {
-      throw new OpsError(`${file} is larger than ${MAX_POOL_FILE_BYTES / 1024 / 1024} MiB; split it.`);
-    }
-    text = await readFile(file, "utf8");
-  } catch (error) {
-    if (error instanceof OpsError) throw error;
+  const text = await readTextFile(file, MAX_POOL_FILE_BYTES, (error) => {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new OpsError(`Cannot read ${file}${code ? ` (${code})` : ""}.`);
-  }
+    return `Cannot read ${file}${code ? ` (${code})` : ""}.`;
+  });
   const lines = poolLines(text);
   if (lines.length === 0) throw new OpsError(`${file} holds no addresses. Nothing added.`);
   if (lines.length > MAX_POOL_LINES)

@@ -7,7 +7,9 @@
 //
 // The database and domain modules are imported inside run() only, so that
 // --help and usage mistakes answer before any of them is loaded.
+import { readFile, stat } from "node:fs/promises";
 import type { Config } from "../../config.ts";
+import { normaliseUsd } from "../../backend/domain/amounts.ts";
 import type { AppDb } from "../../backend/db/index.ts";
 
 /** A refusal: printed as one line, "error: …", exit 1; nothing has been written. */
@@ -141,6 +143,36 @@ export function wholeNumber(text: string, name: string, min: number, max: number
     throw new OpsError(`${name} must be a whole number from ${min} to ${max}.`);
   }
   return Number(text);
+}
+
+/** The --usd option: null when it is not given, else the normalised decimal; anything else is refused. */
+export function usdOption(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  const usd = normaliseUsd(text);
+  if (usd === undefined) throw new OpsError(`Invalid --usd "${text}": a plain decimal like 1234.56.`);
+  return usd;
+}
+
+/**
+ * A text file read whole, refused (an OpsError) when it is no file or larger than `maxBytes`;
+ * `cannotRead` words the refusal when reading itself fails.
+ */
+export async function readTextFile(
+  file: string,
+  maxBytes: number,
+  cannotRead: (error: unknown) => string,
+): Promise<string> {
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) throw new OpsError(`${file} is not a file.`);
+    if (info.size > maxBytes) {
+      throw new OpsError(`${file} is larger than ${maxBytes / 1024 / 1024} MiB; split it.`);
+    }
+    return await readFile(file, "utf8");
+  } catch (error) {
+    if (error instanceof OpsError) throw error;
+    throw new OpsError(cannotRead(error));
+  }
 }
 
 /** The audit_log row of a change, written in the change's own transaction (db is that transaction). */

@@ -2,17 +2,10 @@
 // a CSV of them imported in one transaction, and the list of recent ones.
 // (`credit`, an operator vouching for a deposit to a wallet, is in wallets.ts.)
 import { COINS, coinFor, type Ticker } from "../../../common/coins.ts";
-import { formatAmount, normaliseUsd, parseAmount } from "../../backend/domain/amounts.ts";
+import { formatAmount, parseAmount } from "../../backend/domain/amounts.ts";
 import type { DepositPolicy, RecordDepositResult } from "../../backend/domain/deposits.ts";
-import {
-  audit,
-  defineCommand,
-  OpsError,
-  plural,
-  table,
-  type CommandContext,
-  type OpsCommand,
-} from "./define.ts";
+import type { CommandContext, OpsCommand } from "./define.ts";
+import { audit, defineCommand, OpsError, plural, readTextFile, table, usdOption } from "./define.ts";
 
 /** As MAX_EXTERNAL_TX_ID and MAX_OUTPUT_INDEX in server/backend/domain/ledger.ts (which check them again). */
 const MAX_TXID = 256;
@@ -99,6 +92,18 @@ function auditDetails(line: OutputLine, r: Recorded) {
   };
 }
 
+/** What deposit and import-deposits print with --json about one output, before their own fields. */
+function outputJson(line: OutputLine, r: Recorded) {
+  return {
+    status: r.outcome,
+    id: r.deposit.transferId,
+    coin: line.coin,
+    txid: line.txid,
+    output: line.outputIndex,
+    walletId: r.deposit.walletId,
+  };
+}
+
 const where = (line: { coin: Ticker; txid: string; outputIndex: number }) =>
   `${line.coin} output ${line.txid}:${line.outputIndex}`;
 
@@ -147,14 +152,7 @@ deposit.confirmations) when it changes something.`,
         confirmations: options.confirmations ?? "0",
       });
       if (typeof checked === "string") throw new OpsError(`Refused: ${checked}. Nothing written.`);
-      let amountUsd: string | null = null;
-      if (options.usd !== undefined) {
-        const usd = normaliseUsd(options.usd);
-        if (usd === undefined)
-          throw new OpsError(`Invalid --usd "${options.usd}": a plain decimal like 1234.56.`);
-        amountUsd = usd;
-      }
-      return { line: checked, amountUsd };
+      return { line: checked, amountUsd: usdOption(options.usd) };
     },
     async run(ctx, { line, amountUsd }) {
       const [deposits, ledger] = await Promise.all([
@@ -179,12 +177,7 @@ deposit.confirmations) when it changes something.`,
       return { ...result, balance };
     },
     json: (r, { line }) => ({
-      status: r.outcome,
-      id: r.deposit.transferId,
-      coin: line.coin,
-      txid: line.txid,
-      output: line.outputIndex,
-      walletId: r.deposit.walletId,
+      ...outputJson(line, r),
       amount: formatAmount(line.coin, r.deposit.units),
       confirmations: r.confirmations,
       required: r.required,
@@ -233,26 +226,16 @@ unchanged. Writes one audit_log row (action deposits.import).`,
       return { file };
     },
     async run(ctx, { file }) {
-      const [{ readFile, stat }, path, deposits] = await Promise.all([
-        import("node:fs/promises"),
+      const [path, deposits] = await Promise.all([
         import("node:path"),
         import("../../backend/domain/deposits.ts"),
       ]);
       const fullPath = path.resolve(file);
-      let text: string;
-      try {
-        const info = await stat(fullPath);
-        if (!info.isFile()) throw new OpsError(`${fullPath} is not a file.`);
-        if (info.size > MAX_FILE_BYTES) {
-          throw new OpsError(`${fullPath} is larger than ${MAX_FILE_BYTES / 1024 / 1024} MiB; split it.`);
-        }
-        text = await readFile(fullPath, "utf8");
-      } catch (error) {
-        if (error instanceof OpsError) throw error;
-        throw new OpsError(
-          `Cannot read ${fullPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-        );
-      }
+      const text = await readTextFile(
+        fullPath,
+        MAX_FILE_BYTES,
+        (error) => `Cannot read ${fullPath}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+      );
       const lines = text.replace(/^\uFEFF/u, "").split(/\r?\n/u);
       while (lines.length > 0 && lines.at(-1)?.trim() === "") lines.pop();
       if ((lines[0] ?? "").trim().toLowerCase() !== HEADER) {
@@ -347,12 +330,7 @@ unchanged. Writes one audit_log row (action deposits.import).`,
       ...summary,
       outputs: results.map(({ lineNo, line, r }) => ({
         line: lineNo,
-        status: r.outcome,
-        id: r.deposit.transferId,
-        coin: line.coin,
-        txid: line.txid,
-        output: line.outputIndex,
-        walletId: r.deposit.walletId,
+        ...outputJson(line, r),
         confirmations: r.confirmations,
         required: r.required,
       })),

@@ -1,14 +1,7 @@
 // Logins: accounts with failed password logins, and lifting a lock.
 import type { AppDb } from "../../backend/db/index.ts";
-import {
-  audit,
-  defineCommand,
-  OpsError,
-  plural,
-  table,
-  type CommandContext,
-  type OpsCommand,
-} from "./define.ts";
+import type { CommandContext, OpsCommand } from "./define.ts";
+import { audit, defineCommand, OpsError, plural, table } from "./define.ts";
 
 async function limiterFor(ctx: CommandContext, db: AppDb) {
   const { createRateLimiter, DEFAULT_RATE_LIMITS } = await import("../../backend/domain/rate-limits.ts");

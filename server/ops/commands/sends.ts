@@ -2,16 +2,8 @@
 import { formatAmount } from "../../backend/domain/amounts.ts";
 import type { DecideWithdrawalResult } from "../../backend/domain/ledger.ts";
 import type { SendInfo } from "../../backend/domain/wallets.ts";
-import {
-  audit,
-  checkId,
-  defineCommand,
-  OpsError,
-  plural,
-  table,
-  type CommandContext,
-  type OpsCommand,
-} from "./define.ts";
+import type { CommandContext, OpsCommand } from "./define.ts";
+import { audit, checkId, defineCommand, OpsError, plural, table } from "./define.ts";
 
 /** As server/backend/domain/ledger.ts MAX_REASON (which checks it again, also in UTF-16 code units). */
 const MAX_REASON = 1000;
@@ -22,6 +14,20 @@ function age(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
   return `${Math.floor(seconds / 86_400)} d`;
+}
+
+/** What approve and decline print with --json about the send they decided. */
+function decidedJson(send: SendInfo, status: "Confirmed" | "Declined", decidedAt: Date) {
+  return {
+    sendId: send.sendId,
+    status,
+    email: send.email,
+    coin: send.coin,
+    amount: formatAmount(send.coin, send.units),
+    address: send.address,
+    destinationTag: send.destinationTag,
+    decidedAt: decidedAt.toISOString(),
+  };
 }
 
 /** " with destination tag N" for an XRP send that has one, else "". */
@@ -160,16 +166,7 @@ send.approve).`,
       return sendId;
     },
     run: (ctx, sendId) => decideSend(ctx, sendId, { status: "Confirmed" }),
-    json: ({ send, decidedAt }) => ({
-      sendId: send.sendId,
-      status: "Confirmed",
-      email: send.email,
-      coin: send.coin,
-      amount: formatAmount(send.coin, send.units),
-      address: send.address,
-      destinationTag: send.destinationTag,
-      decidedAt: decidedAt.toISOString(),
-    }),
+    json: ({ send, decidedAt }) => decidedJson(send, "Confirmed", decidedAt),
     text: ({ send }) =>
       `Approved the send ${send.sendId}: ${formatAmount(send.coin, send.units)} ${send.coin} to ${send.address}` +
       `${tagText(send.destinationTag)} for ${send.email}. Status: Confirmed.`,
@@ -209,14 +206,7 @@ send.decline).`,
     },
     run: (ctx, { sendId, reason }) => decideSend(ctx, sendId, { status: "Declined", reason }),
     json: ({ send, decidedAt, balance }, { reason }) => ({
-      sendId: send.sendId,
-      status: "Declined",
-      email: send.email,
-      coin: send.coin,
-      amount: formatAmount(send.coin, send.units),
-      address: send.address,
-      destinationTag: send.destinationTag,
-      decidedAt: decidedAt.toISOString(),
+      ...decidedJson(send, "Declined", decidedAt),
       reason,
       balance: formatAmount(send.coin, balance),
     }),

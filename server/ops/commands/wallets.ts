@@ -1,8 +1,9 @@
 // Wallets: requests waiting for an address, issuing it, crediting deposits, the users overview.
 import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
-import { formatAmount, normaliseUsd, parseAmount } from "../../backend/domain/amounts.ts";
+import { formatAmount, parseAmount } from "../../backend/domain/amounts.ts";
 import type { VouchResult } from "../../backend/domain/deposits.ts";
-import { audit, checkId, defineCommand, OpsError, plural, table, type OpsCommand } from "./define.ts";
+import type { OpsCommand } from "./define.ts";
+import { audit, checkId, defineCommand, OpsError, plural, table, usdOption } from "./define.ts";
 
 /** As server/backend/domain/ledger.ts MAX_EXTERNAL_TX_ID (which checks it again). */
 const MAX_TXID = 256;
@@ -190,13 +191,7 @@ value in USD at the time. Writes one audit_log row (action ledger.credit-deposit
       if (txid.length === 0 || txid.length > MAX_TXID || /\s/u.test(txid)) {
         throw new OpsError(`Invalid txid: 1 to ${MAX_TXID} characters without spaces.`);
       }
-      let amountUsd: string | null = null;
-      if (options.usd !== undefined) {
-        const usd = normaliseUsd(options.usd);
-        if (usd === undefined)
-          throw new OpsError(`Invalid --usd "${options.usd}": a plain decimal like 1234.56.`);
-        amountUsd = usd;
-      }
+      const amountUsd = usdOption(options.usd);
       const outputIndex = options.output === undefined ? 0 : wholeOutput(options.output);
       return { walletId, rawAmount, txid, amountUsd, outputIndex };
     },
