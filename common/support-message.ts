@@ -1,9 +1,10 @@
 // The support and contact messages (call 12): each field's rules with the texts
 // a sender sees when a field is refused (spec section 5 where it has a text,
-// ours, record 011, where it is silent), written once. Call 12's decode runs
-// MESSAGE_RULES on every message the backend stores (common/contract/calls.ts),
-// and the web forms validate with the same fields (conform + zod) before
-// posting, so a text, a limit or a new field changed here changes both tiers.
+// ours, record 011, where it is silent), written once. The web forms validate
+// with them (conform + zod) before posting, and call 12's decode runs
+// MESSAGE_RULES — the same fields, plus what only the store needs — on every
+// message the backend stores (common/contract/calls.ts), so a text, a limit or
+// a new field changed here changes both tiers.
 // A refusal names the field as the form does (fullName), which is how the
 // form shows it on its own field.
 import { z } from "zod";
@@ -69,8 +70,7 @@ const fullName = z
   .string({ error: SUPPORT_TEXTS.fullName })
   .trim()
   .refine((value) => characters(value) >= MIN_FULL_NAME, SUPPORT_TEXTS.fullName)
-  .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong)
-  .refine(storable, { message: SUPPORT_TEXTS.fullNameUnstorable, ...unlessRefused });
+  .refine((value) => characters(value) <= MAX_FULL_NAME, SUPPORT_TEXTS.fullNameTooLong);
 
 /** Optional: trimmed, and empty is no phone. */
 const phone = z
@@ -81,52 +81,55 @@ const phone = z
   .transform((value) => (value === "" ? undefined : value))
   .optional();
 
-/** Kept as written; at most MAX_COMMENT characters so, and storable. */
-const comment = (atLeast: z.ZodString) =>
-  atLeast
-    .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong)
-    .refine(storable, { message: SUPPORT_TEXTS.commentUnstorable, ...unlessRefused });
+/** Kept as written: at least 1 word and 6 characters once trimmed, at most MAX_COMMENT. */
+const supportComment = z
+  .string({ error: SUPPORT_TEXTS.supportComment })
+  .refine(
+    (value) => characters(value.trim()) >= MIN_COMMENT && WORD.test(value),
+    SUPPORT_TEXTS.supportComment,
+  )
+  .refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong);
 
-/** At least 1 word and 6 characters once trimmed. */
-const supportComment = comment(
-  z
-    .string({ error: SUPPORT_TEXTS.supportComment })
-    .refine(
-      (value) => characters(value.trim()) >= MIN_COMMENT && WORD.test(value),
-      SUPPORT_TEXTS.supportComment,
-    ),
-);
+/** At least 6 characters once trimmed (the contact form's textarea holds at most MAX_COMMENT). */
+const contactComment = z
+  .string({ error: SUPPORT_TEXTS.contactComment })
+  .refine((value) => characters(value.trim()) >= MIN_COMMENT, SUPPORT_TEXTS.contactComment);
 
-/** At least 6 characters once trimmed. */
-const contactComment = comment(
-  z
-    .string({ error: SUPPORT_TEXTS.contactComment })
-    .refine((value) => characters(value.trim()) >= MIN_COMMENT, SUPPORT_TEXTS.contactComment),
-);
-
-/** A message from the support modal (signed in; the e-mail is the account's). */
-const supportMessage = z.object({
-  kind: z.literal("support"),
-  email,
-  fullName,
-  phone,
-  comment: supportComment,
-});
-
-/** A message from the public contact form. */
-const contactMessage = z.object({ kind: z.literal("contact"), email, comment: contactComment });
-
-/** Call 12's field rules: what the backend checks and stores (the domain takes their output). */
-export const MESSAGE_RULES = z.discriminatedUnion("kind", [supportMessage, contactMessage]);
-export type CheckedMessage = z.output<typeof MESSAGE_RULES>;
+/**
+ * What only the store adds to a field's rules: at most MAX_COMMENT characters for any comment
+ * as written, and text PostgreSQL can hold, checked once the field's own rules pass.
+ */
+const stored = (field: z.ZodString, unstorable: string) =>
+  field.refine(storable, { message: unstorable, ...unlessRefused });
 
 /**
  * The support modal's form: Full name, Phone, Comment. The e-mail is not a
  * field: the server uses the signed-in user's.
  */
-export const supportFormSchema = supportMessage.omit({ kind: true, email: true });
+export const supportFormSchema = z.object({ fullName, phone, comment: supportComment });
 
 /** The public contact form: Email, Comment; the comment is sent trimmed. */
-export const contactFormSchema = contactMessage
-  .omit({ kind: true })
-  .extend({ comment: contactComment.trim() });
+export const contactFormSchema = z.object({ email, comment: contactComment.trim() });
+
+/** A message from the support modal, with the account's e-mail: the form's fields, storable. */
+const supportMessage = z.object({
+  kind: z.literal("support"),
+  email,
+  ...supportFormSchema.shape,
+  fullName: stored(fullName, SUPPORT_TEXTS.fullNameUnstorable),
+  comment: stored(supportComment, SUPPORT_TEXTS.commentUnstorable),
+});
+
+/** A message from the public contact form: its comment as written, at most MAX_COMMENT, storable. */
+const contactMessage = z.object({
+  kind: z.literal("contact"),
+  email,
+  comment: stored(
+    contactComment.refine((value) => characters(value) <= MAX_COMMENT, SUPPORT_TEXTS.commentTooLong),
+    SUPPORT_TEXTS.commentUnstorable,
+  ),
+});
+
+/** Call 12's field rules: what the backend checks and stores (the domain takes their output). */
+export const MESSAGE_RULES = z.discriminatedUnion("kind", [supportMessage, contactMessage]);
+export type CheckedMessage = z.output<typeof MESSAGE_RULES>;
