@@ -18,6 +18,11 @@ export function characters(text: string): number {
   return n;
 }
 
+/** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
+export function storable(text: string): boolean {
+  return text.isWellFormed() && !text.includes("\u0000");
+}
+
 /** What a phone number may be: an optional leading + and digits. */
 export const PHONE = /^\+?[0-9]+$/u;
 /** A word has at least one letter or digit. */

@@ -17,6 +17,7 @@ import {
   MIN_COMMENT,
   MIN_FULL_NAME,
   PHONE,
+  storable,
   WORD,
 } from "./support-limits.ts";
 
@@ -29,6 +30,7 @@ export {
   MIN_COMMENT,
   MIN_FULL_NAME,
   onlyPhoneCharacters,
+  storable,
 } from "./support-limits.ts";
 
 export const SUPPORT_TEXTS = {
@@ -48,11 +50,6 @@ export const SUPPORT_TEXTS = {
 
 // Each field's rules, in the order they are checked: the first one a value
 // breaks is the text the backend answers; a form shows every one it breaks.
-
-/** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
-function storable(text: string): boolean {
-  return text.isWellFormed() && !text.includes("\u0000");
-}
 
 /** Checked only once the field's other rules pass: the sender sees one problem at a time. */
 const unlessRefused = { when: (payload: z.core.ParsePayload) => payload.issues.length === 0 };

@@ -13,7 +13,7 @@ import { isTicker } from "../coins.ts";
 import { MAX_DESTINATION_TAG } from "../literals.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../phrase.ts";
 import { MESSAGE_RULES } from "../support-message.ts";
-import { firstPerField, refusal, type Issue, type Refusal } from "./refusals.ts";
+import { firstPerField, issuesOf, refusal, type Refusal } from "./refusals.ts";
 
 const platform = z.string();
 
@@ -399,9 +399,17 @@ export type ClientBalancesInput = CallInput<"clientBalances">;
 export type RequestTransactionInput = CallInput<"requestTransaction">;
 export type RequestMessageInput = CallInput<"requestMessage">;
 
-/** The wire name of a body field the app names `name` (its camelCase), from the call's own shape. */
+/** Each call's body fields by the names the app gives them (their camelCase), with their wire names. */
+const WIRE_NAMES: Readonly<Record<string, ReadonlyMap<string, string>>> = Object.fromEntries(
+  Object.entries(CALLS).map(([name, spec]) => [
+    name,
+    new Map(Object.keys(spec.body.shape).map((key) => [formPath(key), key])),
+  ]),
+);
+
+/** The wire name of a body field the app names `field`, from the call's own shape. */
 function wireName(name: CallName, field: string): string {
-  return Object.keys(CALLS[name].body.shape).find((key) => formPath(key) === field) ?? field;
+  return WIRE_NAMES[name]?.get(field) ?? field;
 }
 
 /** Fields that travel as one space-joined string of words (spec section 7), whatever the input holds. */
@@ -418,10 +426,6 @@ export function encodeBody<N extends CallName>(name: N, input: CallInput<N>, pla
     body[wire] = WORD_FIELDS.has(field) && Array.isArray(value) ? value.join(" ") : value;
   }
   return { ...body, platform: platformCode };
-}
-
-function issuesOf(error: z.ZodError): Issue[] {
-  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
 }
 
 /** The body's fields by their camelCase names. */

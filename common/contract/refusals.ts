@@ -69,6 +69,13 @@ export interface Issue {
   message: string;
 }
 
+/** A schema's issues (zod's), each field by its dotted path, with its text. */
+export function issuesOf(error: {
+  issues: readonly { path: readonly PropertyKey[]; message: string }[];
+}): Issue[] {
+  return error.issues.map((issue) => ({ path: issue.path.map(String).join("."), message: issue.message }));
+}
+
 /** The first issue of each field, in the order the fields were checked. */
 export function firstPerField(issues: readonly Issue[]): Issue[] {
   const seen = new Set<string>();

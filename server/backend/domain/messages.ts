@@ -8,8 +8,8 @@
 // operator commands can write their audit row atomically with the change.
 import { and, desc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { z } from "zod";
-import { firstPerField, type Issue } from "../../../common/contract/refusals.ts";
-import { characters, MESSAGE_RULES, type CheckedMessage } from "../../../common/support-message.ts";
+import { firstPerField, issuesOf, type Issue } from "../../../common/contract/refusals.ts";
+import { characters, MESSAGE_RULES, storable, type CheckedMessage } from "../../../common/support-message.ts";
 import type { AppDb } from "../db/index.ts";
 import {
   messageReads,
@@ -29,11 +29,6 @@ export const MAX_SUPPORT_LIST = 1000;
 
 /** A programming or operator mistake in the arguments (the API checks its input before calling). */
 export class MessageInputError extends Error {}
-
-/** PostgreSQL text cannot hold NUL, and a lone surrogate cannot be encoded as UTF-8. */
-function storable(text: string): boolean {
-  return text.isWellFormed() && !text.includes("\u0000");
-}
 
 // ---------------------------------------------------------------------------
 // Compliance messages (operators → users)
@@ -158,11 +153,7 @@ export function checkSupportMessage(
 ): { ok: true; value: CheckedMessage } | { ok: false; issues: SupportIssue[] } {
   const checked = MESSAGE_RULES.safeParse(message);
   if (checked.success) return { ok: true, value: checked.data };
-  const issues = checked.error.issues.map((issue) => ({
-    path: issue.path.map(String).join("."),
-    message: issue.message,
-  }));
-  return { ok: false, issues: firstPerField(issues) };
+  return { ok: false, issues: firstPerField(issuesOf(checked.error)) };
 }
 
 export interface StoreSupportMessageOptions {
