@@ -9,6 +9,7 @@ import {
   foreignKey,
   index,
   inet,
+  integer,
   jsonb,
   numeric,
   pgTable,
@@ -256,6 +257,8 @@ export const withdrawals = pgTable(
       .unique("withdrawals_hold_transfer_unique")
       .references(() => ledgerTransfers.id),
     decidedAt: timestamp("decided_at", { withTimezone: true, precision: 3 }),
+    /** Who decided it (a staff member's e-mail, or an operator command's --as); null before issue 26. */
+    decidedBy: text("decided_by"),
     declineReason: text("decline_reason"),
     createdAt: createdAt(),
   },
@@ -378,12 +381,166 @@ export const auditLog = pgTable(
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedAlwaysAsIdentity(),
     actor: text("actor").notNull(),
+    /** The staff member's roles when they acted (console); null for an operator command. */
+    actorRoles: text("actor_roles").array(),
     action: text("action").notNull(),
     subject: text("subject"),
+    /** The holder the action concerns, when there is one (the audit viewer filters by it). */
+    userId: uuid("user_id"),
+    /** Why, as the actor gave it, when the action takes a reason. */
+    reason: text("reason"),
     details: jsonb("details").notNull().default({}),
     createdAt: createdAt(),
   },
-  (t) => [index("audit_log_created_idx").on(t.createdAt), index("audit_log_subject_idx").on(t.subject)],
+  (t) => [
+    index("audit_log_created_idx").on(t.createdAt),
+    index("audit_log_subject_idx").on(t.subject),
+    index("audit_log_actor_created_idx").on(t.actor, t.createdAt),
+    index("audit_log_user_created_idx")
+      .on(t.userId, t.createdAt)
+      .where(sql`user_id IS NOT NULL`),
+  ],
+);
+
+// ---------------------------------------------------------------------------
+// The back office (issue 26, record 047): staff members, kept apart from holders.
+// ---------------------------------------------------------------------------
+
+export const STAFF_ROLES = ["support", "compliance", "approver", "treasury", "admin"] as const;
+
+/**
+ * A staff member: a person with roles, a password and TOTP. Made by an admin
+ * (the command line or the console) with an enrolment link; enrolled once the
+ * password and the authenticator are set. `removed_at`: no longer staff (kept
+ * for the audit log's sake; a removed member's sessions are gone).
+ */
+export const staffMembers = pgTable(
+  "staff_members",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    /** Normalised: trimmed, NFKC, lower-cased. */
+    email: text("email").notNull().unique("staff_members_email_unique"),
+    roles: text("roles").array().notNull(),
+    /** argon2id PHC string; null until enrolled. */
+    passwordHash: text("password_hash"),
+    /** The TOTP secret, AES-256-GCM under a key derived from the backend secret; null until enrolled. */
+    totpSecret: text("totp_secret"),
+    /** The last TOTP time step accepted: a code of this step or an earlier one is refused (replay). */
+    totpLastStep: bigint("totp_last_step", { mode: "number" }),
+    /** Consecutive wrong passwords and codes; at the lock limit sign-in is refused until an admin unlocks. */
+    failedSignIns: integer("failed_sign_ins").notNull().default(0),
+    enrolledAt: timestamp("enrolled_at", { withTimezone: true, precision: 3 }),
+    removedAt: timestamp("removed_at", { withTimezone: true, precision: 3 }),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+  },
+  () => [
+    check(
+      "staff_members_roles_valid",
+      sql`cardinality(roles) >= 1 AND roles <@ ARRAY['support','compliance','approver','treasury','admin']::text[]`,
+    ),
+    check("staff_members_enrolled_consistent", sql`(enrolled_at IS NULL) = (password_hash IS NULL)`),
+  ],
+);
+
+/** One-time enrolment links: the token's SHA-256 only; valid 24 h, used once. */
+export const staffEnrolments = pgTable(
+  "staff_enrolments",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    staffId: uuid("staff_id")
+      .notNull()
+      .references(() => staffMembers.id),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, precision: 3 }),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("staff_enrolments_staff_idx").on(t.staffId)],
+);
+
+/** Recovery codes: an HMAC of each under the backend secret; each usable once. */
+export const staffRecoveryCodes = pgTable(
+  "staff_recovery_codes",
+  {
+    staffId: uuid("staff_id")
+      .notNull()
+      .references(() => staffMembers.id),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [primaryKey({ columns: [t.staffId, t.codeHash] })],
+);
+
+/**
+ * Staff sessions, apart from the holders' web_sessions. Keyed by the token's
+ * SHA-256. 'password': the password was right, the code is awaited (no page
+ * opens); 'signed-in': both factors given. Idle and absolute deadlines are
+ * checked on every read.
+ */
+export const staffSessions = pgTable(
+  "staff_sessions",
+  {
+    id: text("id").primaryKey(),
+    staffId: uuid("staff_id")
+      .notNull()
+      .references(() => staffMembers.id),
+    stage: text("stage").notNull(),
+    createdAt: createdAt(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    absoluteExpiresAt: timestamp("absolute_expires_at", { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    check("staff_sessions_stage_valid", sql`stage IN ('password', 'signed-in')`),
+    index("staff_sessions_staff_idx").on(t.staffId),
+  ],
+);
+
+/**
+ * Four-eyes approvals (record 047): one row per (send, approver). A send at or
+ * above its coin's threshold is posted only at its second approval by another
+ * approver; below it, the first approval posts it. A decline ends it either way.
+ */
+export const sendApprovals = pgTable(
+  "send_approvals",
+  {
+    withdrawalId: uuid("withdrawal_id")
+      .notNull()
+      .references(() => withdrawals.id),
+    /** The approver: a staff member's e-mail, or an operator command's --as. */
+    approver: text("approver").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.withdrawalId, t.approver] })],
+);
+
+/** The four-eyes threshold per coin in USD (plain decimal); no row: the configured default. */
+export const fourEyesThresholds = pgTable("four_eyes_thresholds", {
+  coin: text("coin").primaryKey(),
+  usd: text("usd").notNull(),
+  updatedBy: text("updated_by").notNull(),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/**
+ * Staff replies to support and contact messages: each reaches the holder as a
+ * compliance message (their Notifications) and is recorded against the
+ * message it answers.
+ */
+export const supportReplies = pgTable(
+  "support_replies",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    supportMessageId: uuid("support_message_id")
+      .notNull()
+      .references(() => supportMessages.id),
+    messageId: uuid("message_id")
+      .notNull()
+      .references(() => messages.id),
+    author: text("author").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("support_replies_support_message_idx").on(t.supportMessageId)],
 );
 
 // ---------------------------------------------------------------------------
