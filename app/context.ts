@@ -3,6 +3,7 @@
 // The web tier never opens the database itself; the host injects the store.
 import { createContext, type RouterContextProvider } from "react-router";
 import type { BackendServices } from "../common/contract/client.ts";
+import type { ConsoleServices } from "../common/contract/console.ts";
 import type { PricesServices } from "../common/contract/prices.ts";
 
 export interface WebConfig {
@@ -94,6 +95,11 @@ export interface AppServices {
   /** The in-process prices service's answers (called directly); undefined when it is remote (PRICES_URL). */
   prices: PricesServices | undefined;
   sessions: SessionKV;
+  /**
+   * The staff console's back office (issue 26); undefined when the backend is
+   * remote: the console is served by the host that owns the database.
+   */
+  console?: ConsoleServices | undefined;
   /** Live events for signed-in pages; undefined when this host has none (a remote backend). */
   events?: LiveEvents | undefined;
   /**

@@ -1,4 +1,4 @@
-import { index, layout, route, type RouteConfig } from "@react-router/dev/routes";
+import { index, layout, prefix, route, type RouteConfig } from "@react-router/dev/routes";
 
 export default [
   layout("routes/public-layout.tsx", [
@@ -27,5 +27,11 @@ export default [
   route("unread-count", "routes/unread-count.tsx"),
   route("events", "routes/events.ts"),
   route("logout", "routes/logout.tsx"),
+  // The staff console (issue 26, record 047): its own cookie, never a holder's session.
+  ...prefix("ops", [
+    route("login", "routes/ops/login.tsx"),
+    route("logout", "routes/ops/logout.tsx"),
+    layout("routes/ops/layout.tsx", [index("routes/ops/index.tsx")]),
+  ]),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;

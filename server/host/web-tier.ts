@@ -18,6 +18,7 @@ import type { Config } from "../config.ts";
 import { requestFacts } from "./edge.ts";
 import { createStaticHandler } from "./static.ts";
 import { createSessionKV } from "./web-sessions.ts";
+import { consoleServices } from "../ops/console.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -91,6 +92,7 @@ export async function mountWebTier(
     backend: parts.backend,
     prices: parts.prices,
     sessions,
+    console: parts.backend ? consoleServices({ db: parts.database.db, config }) : undefined,
     events: parts.events,
     clientAddress: (context) => clientAddresses.get(context),
   };

@@ -16,6 +16,7 @@ import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
 import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
+import { STAFF_COMMANDS } from "./commands/staff.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -25,6 +26,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
+  ...STAFF_COMMANDS,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));

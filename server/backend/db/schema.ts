@@ -406,7 +406,7 @@ export const auditLog = pgTable(
 // The back office (issue 26, record 047): staff members, kept apart from holders.
 // ---------------------------------------------------------------------------
 
-export const STAFF_ROLES = ["support", "compliance", "approver", "treasury", "admin"] as const;
+export { STAFF_ROLES } from "../../../common/contract/console.ts";
 
 /**
  * A staff member: a person with roles, a password and TOTP. Made by an admin
