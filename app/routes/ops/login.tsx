@@ -92,11 +92,9 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: first.reason === "locked" ? 423 : 400 },
     );
   }
-  const headers = new Headers();
   // The first step's token: it opens only the code step.
   if (staff) await console.endSession(staff.token);
-  headers.append("Set-Cookie", await staffCookie(context, first.token));
-  return redirect("/ops/login", { headers });
+  return redirect("/ops/login", { headers: { "Set-Cookie": await staffCookie(context, first.token) } });
 }
 
 export default function StaffLogin({ loaderData, actionData }: Route.ComponentProps) {
