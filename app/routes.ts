@@ -29,6 +29,7 @@ export default [
   route("logout", "routes/logout.tsx"),
   // The staff console (issue 26, record 047): its own cookie, never a holder's session.
   ...prefix("ops", [
+    route("enrol", "routes/ops/enrol.tsx"),
     route("login", "routes/ops/login.tsx"),
     route("logout", "routes/ops/logout.tsx"),
     layout("routes/ops/layout.tsx", [index("routes/ops/index.tsx")]),

@@ -16,8 +16,8 @@ const CACHE_MAX = 1000;
  * The QR code of `text` (error correction M): each row's runs of dark modules
  * as rectangles. Addresses are public and few, so the last thousand are kept.
  */
-export function qrSvg(text: string): QrSvg {
-  const kept = cache.get(text);
+export function qrSvg(text: string, opts: { secret?: boolean } = {}): QrSvg {
+  const kept = opts.secret ? undefined : cache.get(text);
   if (kept) return kept;
   const { modules } = QRCode.create(text, { errorCorrectionLevel: "M" });
   const n = modules.size;
@@ -36,6 +36,8 @@ export function qrSvg(text: string): QrSvg {
     }
   }
   const drawn = { size: n + 2 * QUIET, path };
+  // A secret (an authenticator's enrolment URI) is never kept.
+  if (opts.secret) return drawn;
   if (cache.size >= CACHE_MAX) cache.delete(cache.keys().next().value ?? "");
   cache.set(text, drawn);
   return drawn;
