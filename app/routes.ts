@@ -32,7 +32,11 @@ export default [
     route("enrol", "routes/ops/enrol.tsx"),
     route("login", "routes/ops/login.tsx"),
     route("logout", "routes/ops/logout.tsx"),
-    layout("routes/ops/layout.tsx", [index("routes/ops/index.tsx")]),
+    layout("routes/ops/layout.tsx", [
+      index("routes/ops/index.tsx"),
+      route("messages", "routes/ops/messages.tsx"),
+      route("sends", "routes/ops/sends.tsx"),
+    ]),
   ]),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;

@@ -45,7 +45,15 @@ export const reasonSchema = z.object({ reason: required(REASON_MAX) });
 
 export const decideSchema = z.discriminatedUnion("intent", [
   z.object({ intent: z.literal("approve"), sendId: z.uuid("Not a send.") }),
-  z.object({ intent: z.literal("decline"), sendId: z.uuid("Not a send."), reason: required(REASON_MAX) }),
+  z.object({
+    intent: z.literal("decline"),
+    sendId: z.uuid("Not a send."),
+    reason: z
+      .string({ error: "Say why the send is declined." })
+      .trim()
+      .min(1, "Say why the send is declined.")
+      .max(REASON_MAX, `Must be at most ${REASON_MAX} characters.`),
+  }),
 ]);
 
 export const replySchema = z.object({
