@@ -16,7 +16,6 @@ import type { AppServices } from "./context.ts";
 import { services } from "./session.server.ts";
 import { createSignedCookie } from "./signed-cookie.server.ts";
 
-/** Requests the console's own scripts make that are not activity (none yet). */
 const cookies = memoize((s: AppServices) => {
   const secure = s.config.cookieSecure;
   const make = (name: string) =>
@@ -69,10 +68,11 @@ export interface Staff extends ConsoleSession {
 export async function readStaff(
   request: Request,
   context: Readonly<RouterContextProvider>,
+  { activity = request.method !== "HEAD" }: { activity?: boolean } = {},
 ): Promise<Staff | null> {
   const token = await tokenOf(request, context);
   if (token === null) return null;
-  const session = await consoleOf(context).readSession(token, request.method !== "HEAD");
+  const session = await consoleOf(context).readSession(token, activity);
   return session ? { ...session, token } : null;
 }
 

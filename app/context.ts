@@ -84,6 +84,11 @@ export interface LiveEvents {
    * returned function is called. `sessionKey` is the session row's key.
    */
   subscribe(who: { userId: string; sessionKey: string }, listener: (event: LiveEvent) => void): () => void;
+  /**
+   * Calls `listener` with every user's changes to sends and wallets (the staff
+   * console's queue counts, issue 26) until the returned function is called.
+   */
+  watchQueues(listener: (event: LiveEvent) => void): () => void;
   /** Streams open in this process (a metric). */
   open(): number;
 }

@@ -32,6 +32,7 @@ export default [
     route("enrol", "routes/ops/enrol.tsx"),
     route("login", "routes/ops/login.tsx"),
     route("logout", "routes/ops/logout.tsx"),
+    route("events", "routes/ops/events.ts"),
     layout("routes/ops/layout.tsx", [
       index("routes/ops/index.tsx"),
       route("messages", "routes/ops/messages.tsx"),

@@ -25,6 +25,8 @@ export async function createLiveEvents(database: Pick<Database, "listen">): Prom
   const byUser = new Map<string, Set<Listener>>();
   const bySession = new Map<string, Set<Listener>>();
   const all = new Set<Listener>();
+  // The staff console's streams: every user's sends and wallets (the queues).
+  const queues = new Set<Listener>();
 
   const deliver = (listeners: Iterable<Listener> | undefined, event: LiveEvent) => {
     if (!listeners) return;
@@ -43,6 +45,7 @@ export async function createLiveEvents(database: Pick<Database, "listen">): Prom
     const match = PAYLOAD.exec(payload);
     if (!match || !USER_KINDS.has(match[1] ?? "")) return;
     const kind = match[1] as LiveEventKind;
+    if (kind === "sends" || kind === "wallets") deliver(queues, { kind });
     if (match[2] === "*") deliver(all, { kind, everyone: true });
     else deliver(byUser.get(match[2] ?? ""), { kind });
   };
@@ -79,9 +82,15 @@ export async function createLiveEvents(database: Pick<Database, "listen">): Prom
         remove(bySession, sessionKey, own);
       };
     },
-    open: () => all.size,
+    watchQueues(listener) {
+      const own: Listener = (event) => listener(event);
+      queues.add(own);
+      return () => void queues.delete(own);
+    },
+    open: () => all.size + queues.size,
     async close() {
       deliver(all, { kind: "closing" });
+      deliver(queues, { kind: "closing" });
       await listening.close();
     },
   };

@@ -4,7 +4,8 @@
 import { Form, NavLink, Outlet, data, isRouteErrorResponse, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import type { ConsoleCommand } from "../../../common/contract/console.ts";
-import { can, requireStaff, takeNotice } from "../../console.server.ts";
+import { can, listFor, requireStaff, takeNotice } from "../../console.server.ts";
+import { useStaffEvents } from "../../components/use-staff-events.ts";
 import consoleStyles from "../../styles/console.css?url";
 import type { Route } from "./+types/layout";
 
@@ -24,7 +25,20 @@ const SECTIONS: readonly { to: string; label: string; command: ConsoleCommand }[
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context);
   const { notice, setCookie } = await takeNotice(request, context);
-  const sections = SECTIONS.filter((s) => can(staff, s.command)).map(({ to, label }) => ({ to, label }));
+  // The queues' sizes beside their links (kept live by /ops/events with scripts on).
+  const counted: Partial<Record<ConsoleCommand, number>> = {};
+  await Promise.all(
+    (["sends", "requests"] as const)
+      .filter((c) => can(staff, c))
+      .map(async (c) => {
+        counted[c] = (await listFor<unknown[]>(context, staff, c)).length;
+      }),
+  );
+  const sections = SECTIONS.filter((s) => can(staff, s.command)).map(({ to, label, command }) => ({
+    to,
+    label,
+    count: counted[command] ?? null,
+  }));
   return data(
     { email: staff.email, roles: staff.roles, sections, notice },
     { headers: setCookie ? { "Set-Cookie": setCookie } : {} },
@@ -38,6 +52,7 @@ export function headers() {
 
 export default function ConsoleLayout({ loaderData }: Route.ComponentProps) {
   const { email, roles, sections, notice } = loaderData;
+  useStaffEvents();
   return (
     <div className="console">
       <header className="console-header">
@@ -57,7 +72,15 @@ export default function ConsoleLayout({ loaderData }: Route.ComponentProps) {
           <ul>
             {sections.map((s) => (
               <li key={s.to}>
-                <NavLink to={s.to}>{s.label}</NavLink>
+                <NavLink to={s.to}>
+                  {s.label}
+                  {s.count === null ? null : (
+                    <>
+                      {" "}
+                      (<span data-queue={s.to}>{s.count}</span>)
+                    </>
+                  )}
+                </NavLink>
               </li>
             ))}
           </ul>

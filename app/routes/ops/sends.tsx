@@ -20,10 +20,10 @@ export function meta() {
 }
 
 interface Activity {
-  kind?: string;
   coin: string;
   amount: string;
-  status: string;
+  /** Sends only: pending, Confirmed or Declined. */
+  status?: string;
   at: string;
 }
 
@@ -38,12 +38,12 @@ export interface WaitingSend {
   destinationTag: number | null;
   requestedAt: string;
   ageSeconds: number;
-  thresholdUsd?: string;
-  needed?: number;
-  approvals?: { approver: string; at: string }[];
-  accountCreatedAt?: string;
-  recentSends?: Activity[];
-  recentDeposits?: Activity[];
+  threshold: { usd: string; source: string };
+  needed: 1 | 2;
+  approvals: { approver: string; at: string }[];
+  accountCreatedAt: string | null;
+  recentSends: Activity[];
+  recentDeposits: Activity[];
 }
 
 const PAGE = 20;
@@ -67,7 +67,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     const price = parseDecimal(priceOf.get(s.coin));
     const amount = parseDecimal(s.amount);
     const usdNow = price && amount ? toFixed(multiply(price, amount), 2) : null;
-    return { ...s, usdNow, mine: (s.approvals ?? []).some((a) => a.approver === staff.email) };
+    return { ...s, usdNow, mine: s.approvals.some((a) => a.approver === staff.email) };
   });
   const coins = [...new Set(all.map((s) => s.coin))].toSorted();
   return {
@@ -101,13 +101,13 @@ export async function action({ request, context }: Route.ActionArgs) {
       { status: 409 },
     );
   }
-  const done = outcome.data as { status?: string; approvals?: number; needed?: number };
+  const done = outcome.data as { status: string; approvals: unknown[]; needed: number };
   const notice =
     decision.intent === "decline"
       ? `Declined the send ${decision.sendId}: its amount is back in the holder's wallet.`
       : done.status === "Confirmed"
         ? `Approved the send ${decision.sendId}: Confirmed.`
-        : `Approved the send ${decision.sendId}: ${done.approvals ?? 1} of ${done.needed ?? 2} approvals; it waits for a second approver.`;
+        : `Approved the send ${decision.sendId}: ${done.approvals.length} of ${done.needed} approvals; it waits for a second approver.`;
   const back = new URL(request.url);
   return redirectWithNotice(context, `/ops/sends${back.search}`, notice);
 }
@@ -144,13 +144,19 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
           Show
         </button>
       </Form>
+      {actionData && !sends.some((s) => s.sendId === actionData.for) ? (
+        <div className="console-refusal" role="alert">
+          {(actionData.result.error?.[""] ?? []).map((e) => (
+            <p key={e}>{e}</p>
+          ))}
+        </div>
+      ) : null}
       <p>
         <span data-count="sends">{total}</span> {total === 1 ? "send" : "sends"} waiting, oldest first. Page{" "}
         {page} of {pages}.
       </p>
       {sends.map((s) => {
-        const approvals = s.approvals ?? [];
-        const needed = s.needed ?? 1;
+        const { approvals, needed } = s;
         const errors = actionData?.for === s.sendId ? actionData.result : undefined;
         return (
           <article
@@ -170,8 +176,8 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
               <dt>Value</dt>
               <dd>
                 {s.amountUsd === null ? "unknown" : `$${s.amountUsd}`} when requested;{" "}
-                {s.usdNow === null ? "no price now" : `$${s.usdNow} now`}
-                {s.thresholdUsd ? <> (four-eyes from ${s.thresholdUsd})</> : null}
+                {s.usdNow === null ? "no price now" : `$${s.usdNow} now`} (two approvers from $
+                {s.threshold.usd})
               </dd>
               <dt>To address</dt>
               <dd className="mono">{s.address}</dd>
@@ -195,7 +201,7 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
                 {needed === 2 && approvals.length === 1 ? <> — waiting for a second approver.</> : null}
               </dd>
             </dl>
-            {(s.recentSends?.length ?? 0) + (s.recentDeposits?.length ?? 0) > 0 ? (
+            {s.recentSends.length + s.recentDeposits.length > 0 ? (
               <>
                 <h3>Last sends and deposits of this account</h3>
                 <ul>
@@ -204,7 +210,8 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
                     ...(s.recentDeposits ?? []).map((a) => ({ ...a, kind: "Deposit" })),
                   ].map((a, i) => (
                     <li key={`${a.kind}-${a.at}-${i}`}>
-                      {a.kind}: {a.amount} {a.coin}, {a.status}, {when(a.at)}
+                      {a.kind}: {a.amount} {a.coin}
+                      {a.status ? `, ${a.status}` : ""}, {when(a.at)}
                     </li>
                   ))}
                 </ul>
