@@ -31,7 +31,14 @@ export default [
   ...prefix("ops", [
     route("login", "routes/ops/login.tsx"),
     route("logout", "routes/ops/logout.tsx"),
-    layout("routes/ops/layout.tsx", [index("routes/ops/index.tsx")]),
+    layout("routes/ops/layout.tsx", [
+      index("routes/ops/index.tsx"),
+      route("users", "routes/ops/users.tsx"),
+      route("users/:id", "routes/ops/user.tsx"),
+      route("money", "routes/ops/money.tsx"),
+      route("requests", "routes/ops/requests.tsx"),
+      route("staff", "routes/ops/staff.tsx"),
+    ]),
   ]),
   route("*", "routes/catch-all.tsx"),
 ] satisfies RouteConfig;
