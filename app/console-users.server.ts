@@ -10,7 +10,13 @@ export interface UserRow {
   userId: string;
   email: string;
   createdAt: string;
-  wallets: { id: string; coin: string; state: "requested" | "issued"; address: string | null; balance: string }[];
+  wallets: {
+    id: string;
+    coin: string;
+    state: "requested" | "issued";
+    address: string | null;
+    balance: string;
+  }[];
 }
 
 /** One pause as `pauses --json` gives it. */
@@ -93,7 +99,9 @@ export async function userDetail(
   return {
     user,
     pauses: pauses?.filter((p) => p.userId === user.userId) ?? null,
-    lock: locks ? (locks.find((l) => l.email.toLowerCase() === email) ?? { email, failures: 0, locked: false }) : null,
+    lock: locks
+      ? (locks.find((l) => l.email.toLowerCase() === email) ?? { email, failures: 0, locked: false })
+      : null,
     messages:
       messages
         ?.filter((m) => m.userId === user.userId || (m.userId === null && m.email.toLowerCase() === email))

@@ -60,9 +60,7 @@ export function ConsoleForm<Schema extends z.ZodType<unknown, Record<string, unk
       ))}
       {children?.(fields)}
       <FormErrors id={form.errorId} errors={form.errors} />
-      <SubmitButton className="button button-secondary">
-        {submit}
-      </SubmitButton>
+      <SubmitButton className="button button-secondary">{submit}</SubmitButton>
     </Form>
   );
 }

@@ -148,7 +148,7 @@ export const depositSchema = z.object({
   intent: z.literal("deposit"),
   coin,
   txid: required(256).regex(/^\S+$/u, "A transaction id has no spaces."),
-  output: required(10).regex(/^\d+$/u, "A whole number like 0 or 1."),
+  output: wholeText("Output index"),
   address: required(256),
   amount: decimal(64),
   confirmations: wholeText("Confirmations"),

@@ -5,13 +5,7 @@
 import { data } from "react-router";
 import type { ConsoleCommand } from "../../../common/contract/console.ts";
 import { Field } from "../../components/field.tsx";
-import {
-  ConsoleForm,
-  replyFor,
-  SelectField,
-  TextAreaField,
-  When,
-} from "../../components/console-form.tsx";
+import { ConsoleForm, replyFor, SelectField, TextAreaField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
 import { can, requireStaff } from "../../console.server.ts";
 import { userDetail } from "../../console-users.server.ts";

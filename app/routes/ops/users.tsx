@@ -16,7 +16,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     q,
     matched,
-    users: rows.map((u) => ({ id: u.userId, email: u.email, createdAt: u.createdAt, wallets: u.wallets.length })),
+    users: rows.map((u) => ({
+      id: u.userId,
+      email: u.email,
+      createdAt: u.createdAt,
+      wallets: u.wallets.length,
+    })),
   };
 }
 
