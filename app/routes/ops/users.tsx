@@ -16,6 +16,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   return {
     q,
     matched,
+    limit: MAX_RESULTS,
     users: rows.map((u) => ({
       id: u.userId,
       email: u.email,
@@ -26,7 +27,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export default function Users({ loaderData }: Route.ComponentProps) {
-  const { q, matched, users } = loaderData;
+  const { q, matched, limit, users } = loaderData;
   return (
     <>
       <h1>Users</h1>
@@ -43,8 +44,8 @@ export default function Users({ loaderData }: Route.ComponentProps) {
       <p role="status">
         {matched === 0
           ? "No user matches."
-          : matched > MAX_RESULTS
-            ? `${matched} match; the first ${MAX_RESULTS} are shown. Narrow the search.`
+          : matched > limit
+            ? `${matched} match; the first ${limit} are shown. Narrow the search.`
             : `${matched} ${matched === 1 ? "user" : "users"}.`}
       </p>
       {users.length > 0 ? (
