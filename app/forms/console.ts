@@ -90,3 +90,98 @@ export const messageSchema = z.object({
   everyone: z.literal("on").optional(),
   text: required(5000),
 });
+
+// ---------------------------------------------------------------------------
+// The console's pages (users, money, requests, staff): one schema per form;
+// the server picks it by the form's hidden "intent".
+// ---------------------------------------------------------------------------
+
+export const PAUSE_WHATS = ["sends", "deposits", "issuing"] as const;
+export const COIN_CHOICES = ["BTC", "ETH", "ADA", "BNB", "DOGE", "SOL", "TRX", "USDT", "XRP"] as const;
+
+const coin = z.enum(COIN_CHOICES, { error: "Choose a coin." });
+const what = z.enum(PAUSE_WHATS, { error: "Choose sends, deposits or issuing." });
+/** A plain decimal as the commands take it: kept as text, never a float. */
+const decimal = (max: number) =>
+  required(max).regex(/^\d+(\.\d+)?$/u, "A plain decimal like 0.015, without a sign.");
+const wholeText = (label: string) =>
+  z
+    .string()
+    .trim()
+    .max(10, `${label}: at most 10 digits.`)
+    .regex(/^\d*$/u, `${label}: a whole number like 0 or 3.`)
+    .optional();
+
+/** The message to one user (the user is the page's, never the form's). */
+export const userMessageSchema = z.object({ intent: z.literal("message"), text: required(5000) });
+
+/** Pause or resume something for the page's user (pause --user / resume --user). */
+export const userSwitchSchema = z.object({
+  intent: z.enum(["pause", "resume"]),
+  what,
+  reason: required(REASON_MAX),
+});
+
+export const unlockSchema = z.object({ intent: z.literal("unlock") });
+
+export const holdingsSchema = z.object({
+  intent: z.literal("holdings"),
+  coin,
+  amount: decimal(64),
+  source: required(500),
+});
+
+/** Pause or resume something for a coin (pause --coin / resume --coin). */
+export const coinSwitchSchema = z.object({
+  intent: z.enum(["pause", "resume"]),
+  what,
+  coin,
+  reason: required(REASON_MAX),
+});
+
+export const issueAddressSchema = z.object({
+  intent: z.literal("issue-address"),
+  walletId: z.uuid("Not a wallet."),
+  address: required(256),
+});
+
+export const issuingSchema = z.object({
+  intent: z.literal("issuing"),
+  coin,
+  mode: z.enum(["auto", "manual"], { error: "Choose auto or manual." }),
+  reason: required(500),
+});
+
+export const depositSchema = z.object({
+  intent: z.literal("deposit"),
+  coin,
+  txid: required(256).regex(/^\S+$/u, "A transaction id has no spaces."),
+  output: wholeText("Output index"),
+  address: required(256),
+  amount: decimal(64),
+  confirmations: wholeText("Confirmations"),
+  usd: z
+    .string()
+    .trim()
+    .max(32, "At most 32 characters.")
+    .regex(/^(\d+(\.\d+)?)?$/u, "A plain decimal like 1234.56.")
+    .optional(),
+});
+
+/** Staff forms that take a reason (staff roles has its own with the roles). */
+export const staffRolesSchema = z.object({
+  intent: z.literal("roles"),
+  email: required(254),
+  roles: z
+    .array(z.enum(ROLE_NAMES), { error: "Choose at least one role." })
+    .min(1, "Choose at least one role."),
+  reason: required(REASON_MAX),
+});
+
+export const staffReasonSchema = z.object({
+  intent: z.enum(["remove", "end-sessions", "unlock"]),
+  email: required(254),
+  reason: required(REASON_MAX),
+});
+
+export const staffLinkSchema = z.object({ intent: z.literal("link"), email: required(254) });

@@ -64,7 +64,13 @@ export function consoleServices(server: { db: AppDb; config: Config }): ConsoleS
       if (!mayRun(who.roles, command)) return { ok: false, kind: "forbidden", needs: rolesNeeded(command) };
       try {
         const invocation = parseCommandLine(consoleArgv(command, input, who.email));
-        if (invocation.kind === "run" && invocation.command.name !== command.split(" --")[0]) {
+        // The key's words name the command, or the command and its verb ("holdings set", "pool add").
+        const key = command.split(" --")[0] ?? "";
+        if (
+          invocation.kind === "run" &&
+          invocation.command.name !== key &&
+          !key.startsWith(`${invocation.command.name} `)
+        ) {
           throw new OpsError(`That is not ${command}.`);
         }
         if (invocation.kind !== "run") throw new OpsError("That is a help text, not a command.");

@@ -1,0 +1,259 @@
+// Money (issue 26): reconciliation per coin — owed to holders, held for
+// sends, the holdings last recorded, the difference — and the pauses in
+// force; for treasury, recording holdings and pausing or resuming a coin.
+import { Link } from "react-router";
+import { Field } from "../../components/field.tsx";
+import { ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
+import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
+import { can, listFor, requireStaff } from "../../console.server.ts";
+import type { PauseRow } from "../../console-users.server.ts";
+import { COIN_CHOICES, coinSwitchSchema, holdingsSchema, PAUSE_WHATS } from "../../forms/console.ts";
+import type { Route } from "./+types/money";
+
+/** One coin as `reconcile --json` gives it (amounts are the command's decimal text). */
+interface CoinRow {
+  coin: string;
+  owed: string;
+  heldForSends: string;
+  pendingSends: string;
+  holdings: { amount: string; source: string; recordedAt: string; actor: string } | null;
+  difference: string | null;
+  shortfall: boolean;
+  sendsPaused: PauseRow | null;
+  pausedNow: boolean;
+}
+
+export function meta() {
+  return [{ title: "Money — Coinkeep staff console" }];
+}
+
+export async function loader({ request, context }: Route.LoaderArgs) {
+  const staff = await requireStaff(request, context, "reconcile");
+  const [coins, pauses] = await Promise.all([
+    listFor<CoinRow[]>(context, staff, "reconcile"),
+    can(staff, "pauses") ? listFor<PauseRow[]>(context, staff, "pauses") : null,
+  ]);
+  return {
+    coins,
+    pauses,
+    may: {
+      holdings: can(staff, "holdings set"),
+      pause: can(staff, "pause --coin"),
+      resume: can(staff, "resume --coin"),
+      users: can(staff, "users"),
+    },
+  };
+}
+
+export async function action({ request, context }: Route.ActionArgs) {
+  const staff = await requireStaff(request, context, "reconcile");
+  const { formData, intent } = await readConsoleForm(request, context);
+  const args = { context, staff, formData, to: "/ops/money" };
+  switch (intent) {
+    case "holdings":
+      return runForm(
+        { ...args, form: "holdings", schema: holdingsSchema },
+        (v) => ({
+          command: "holdings set",
+          input: { args: [v.coin, v.amount], options: { source: v.source } },
+        }),
+        (v, json) => {
+          const row = json as Partial<CoinRow>;
+          return (
+            `Recorded holdings of ${v.amount} ${v.coin}.` +
+            (row.pausedNow ? ` Holdings are short: sends of ${v.coin} are now paused (automatic).` : "")
+          );
+        },
+      );
+    case "pause":
+    case "resume":
+      return runForm(
+        { ...args, form: intent, schema: coinSwitchSchema },
+        (v) => ({
+          command: v.intent === "pause" ? "pause --coin" : "resume --coin",
+          input: { options: { coin: v.coin, reason: v.reason }, args: [v.what] },
+        }),
+        (v) => `${v.intent === "pause" ? "Paused" : "Resumed"} ${v.what} of ${v.coin} for every user.`,
+      );
+    default:
+      return refusedForm("", { status: "error", error: { "": ["Unknown action."] } });
+  }
+}
+
+export default function Money({ loaderData, actionData }: Route.ComponentProps) {
+  const { coins, pauses, may } = loaderData;
+  const shortfalls = coins.filter((c) => c.shortfall);
+  return (
+    <>
+      <h1>Money</h1>
+      {shortfalls.length > 0 ? (
+        <p className="console-refusal" role="alert">
+          Shortfall: holdings of {shortfalls.map((c) => c.coin).join(", ")} are below what is owed plus held
+          for sends. Their sends are paused until someone resumes them.
+        </p>
+      ) : null}
+      <table>
+        <caption>Reconciliation per coin: holdings − (owed + held for sends)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Coin</th>
+            <th scope="col" className="num">
+              Owed to holders
+            </th>
+            <th scope="col" className="num">
+              Held for sends
+            </th>
+            <th scope="col" className="num">
+              Holdings
+            </th>
+            <th scope="col" className="num">
+              Difference
+            </th>
+            <th scope="col">Sends</th>
+          </tr>
+        </thead>
+        <tbody>
+          {coins.map((c) => (
+            <tr key={c.coin}>
+              <th scope="row">{c.coin}</th>
+              <td className="num">{c.owed}</td>
+              <td className="num">{c.heldForSends}</td>
+              <td className="num">
+                {c.holdings ? (
+                  <>
+                    {c.holdings.amount}{" "}
+                    <small>
+                      (<When iso={c.holdings.recordedAt} />, {c.holdings.source}, by {c.holdings.actor})
+                    </small>
+                  </>
+                ) : (
+                  "not recorded"
+                )}
+              </td>
+              <td className="num">
+                {c.difference ?? "–"}
+                {c.shortfall ? " (shortfall)" : ""}
+              </td>
+              <td>
+                {c.sendsPaused ? `paused${c.sendsPaused.automatic ? " (automatic)" : ""}` : "open"}
+                {c.heldForSends !== c.pendingSends ? ` — pending sends add up to ${c.pendingSends}` : ""}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+
+      {pauses !== null ? (
+        <>
+          <h2 id="money-pauses">Pauses in force</h2>
+          {pauses.length === 0 ? (
+            <p>Nothing is paused.</p>
+          ) : (
+            <table aria-labelledby="money-pauses">
+              <thead>
+                <tr>
+                  <th scope="col">What</th>
+                  <th scope="col">Scope</th>
+                  <th scope="col">Since</th>
+                  <th scope="col">By</th>
+                  <th scope="col">Reason</th>
+                </tr>
+              </thead>
+              <tbody>
+                {pauses.map((p) => (
+                  <tr key={p.id}>
+                    <td>{p.what}</td>
+                    <td>
+                      {p.coin !== null ? (
+                        `coin ${p.coin} (every user)`
+                      ) : may.users && p.userId ? (
+                        <>
+                          user <Link to={`/ops/users/${p.userId}`}>{p.email ?? p.userId}</Link>
+                        </>
+                      ) : (
+                        `user ${p.email ?? p.userId ?? ""}`
+                      )}
+                    </td>
+                    <td>
+                      <When iso={p.since} />
+                    </td>
+                    <td>
+                      {p.actor}
+                      {p.automatic ? " (automatic)" : ""}
+                    </td>
+                    <td className="message-text">{p.reason}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </>
+      ) : null}
+
+      {may.holdings ? (
+        <section aria-labelledby="holdings-title" className="console-card">
+          <h2 id="holdings-title">Record holdings</h2>
+          <p>What the provider holds of a coin, from its node or a custodian statement. The newest counts.</p>
+          <ConsoleForm
+            id="holdings"
+            intent="holdings"
+            schema={() => import("../../forms/console.ts").then((m) => m.holdingsSchema)}
+            result={replyFor(actionData, "holdings")}
+            submit="Record holdings"
+          >
+            {(f) => (
+              <>
+                <SelectField meta={f.coin} label="Coin" options={COIN_CHOICES} />
+                <Field meta={f.amount} label="Amount held" type="text" inputMode="decimal" />
+                <Field meta={f.source} label="Source (node, statement)" type="text" maxLength={500} />
+              </>
+            )}
+          </ConsoleForm>
+        </section>
+      ) : null}
+
+      {may.pause ? (
+        <section aria-labelledby="coin-pause-title" className="console-card">
+          <h2 id="coin-pause-title">Pause a coin</h2>
+          <ConsoleForm
+            id="pause"
+            intent="pause"
+            schema={() => import("../../forms/console.ts").then((m) => m.coinSwitchSchema)}
+            result={replyFor(actionData, "pause")}
+            submit="Pause"
+          >
+            {(f) => (
+              <>
+                <SelectField meta={f.what} label="What to pause" options={PAUSE_WHATS} />
+                <SelectField meta={f.coin} label="Coin" options={COIN_CHOICES} />
+                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
+              </>
+            )}
+          </ConsoleForm>
+        </section>
+      ) : null}
+
+      {may.resume ? (
+        <section aria-labelledby="coin-resume-title" className="console-card">
+          <h2 id="coin-resume-title">Resume a coin</h2>
+          <p>Also lifts an automatic pause after a shortfall.</p>
+          <ConsoleForm
+            id="resume"
+            intent="resume"
+            schema={() => import("../../forms/console.ts").then((m) => m.coinSwitchSchema)}
+            result={replyFor(actionData, "resume")}
+            submit="Resume"
+          >
+            {(f) => (
+              <>
+                <SelectField meta={f.what} label="What to resume" options={PAUSE_WHATS} />
+                <SelectField meta={f.coin} label="Coin" options={COIN_CHOICES} />
+                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
+              </>
+            )}
+          </ConsoleForm>
+        </section>
+      ) : null}
+    </>
+  );
+}
