@@ -44,7 +44,7 @@ export function uniqueEmail(tag: string): string {
 }
 
 /** What tests/e2e/logs-teardown.ts looks for in the servers' log. */
-export type SecretKind = "password" | "phrase" | "cookie";
+export type SecretKind = "password" | "phrase" | "cookie" | "totp" | "token";
 
 /**
  * Notes a secret this run used, so the teardown can check that the servers
@@ -61,7 +61,9 @@ export function recordSecret(kind: SecretKind, value: string | readonly string[]
 /** Notes the session cookies the browser holds now (see recordSecret). */
 export async function recordSessionCookies(context: BrowserContext) {
   for (const cookie of await context.cookies()) {
-    if (cookie.name.endsWith("ck_session")) recordSecret("cookie", cookie.value);
+    if (cookie.name.endsWith("ck_session") || cookie.name.endsWith("ck_staff")) {
+      recordSecret("cookie", cookie.value);
+    }
   }
 }
 

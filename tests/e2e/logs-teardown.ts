@@ -100,6 +100,8 @@ export default async function logsTeardown() {
     "twelveWords",
     "Cookie:",
     "ck_session=",
+    "ck_staff=",
+    "enrol?token=",
   ]) {
     report(`"${needle}"`, needle);
   }

@@ -133,6 +133,13 @@ describeBuilt("the staff console under attack (a host over the production build)
   test("an enrolment link used twice, forged or malformed creates nothing", async () => {
     const email = "sec-link@staff.example";
     const url = await addMember(email, "support");
+    // The page with the secret has no script at all (no hydration data to read it from).
+    const peek = new Jar();
+    const from = new URL(url);
+    await get(base, `${from.pathname}${from.search}`, peek);
+    const secretPage = await (await get(base, "/ops/enrol", peek)).text();
+    expect(secretPage).toContain('id="totp-secret"');
+    expect(secretPage).not.toContain("<script");
     await enrolOverHttp(base, url, email);
     const jar = new Jar();
     const link = new URL(url);
