@@ -33,6 +33,7 @@ export default [
     route("login", "routes/ops/login.tsx"),
     route("logout", "routes/ops/logout.tsx"),
     route("events", "routes/ops/events.ts"),
+    route("audit.csv", "routes/ops/audit-csv.ts"),
     layout("routes/ops/layout.tsx", [
       index("routes/ops/index.tsx"),
       route("sends", "routes/ops/sends.tsx"),
@@ -41,6 +42,7 @@ export default [
       route("users", "routes/ops/users.tsx"),
       route("users/:id", "routes/ops/user.tsx"),
       route("money", "routes/ops/money.tsx"),
+      route("audit", "routes/ops/audit.tsx"),
       route("staff", "routes/ops/staff.tsx"),
     ]),
   ]),

@@ -108,6 +108,8 @@ export type CommandOutcome =
 
 export interface CommandInput {
   args?: readonly string[];
+  /** "text": the outcome's data is what the command line prints without --json (a CSV export). */
+  format?: "json" | "text";
   /** Option values by name without dashes; true for a flag. Undefined values are left out. */
   options?: Readonly<Record<string, string | true | undefined>>;
 }

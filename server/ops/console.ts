@@ -81,7 +81,7 @@ export function consoleServices(server: { db: AppDb; config: Config }): ConsoleS
           actorRoles: who.roles,
         };
         const result = await invocation.run(ctx);
-        return { ok: true, data: result.json() };
+        return { ok: true, data: input.format === "text" ? result.text() : result.json() };
       } catch (error) {
         if (error instanceof OpsError) return { ok: false, kind: "refused", message: error.message };
         throw error;

@@ -248,7 +248,9 @@ test.describe("the staff console", () => {
     expect(csv.status()).toBe(200);
     expect(csv.headers()["content-type"]).toContain("text/csv");
     const text = await csv.text();
-    expect(text.split("\r\n")[0]).toBe("id,at,actor,roles,action,subject,user_id,reason,details");
+    expect(text.split("\r\n")[0]).toBe(
+      '"id","at","actor","roles","action","subject","user_id","reason","details"',
+    );
     expect(text).toContain(`"'=HYPERLINK(""http://evil.example"",""${js}"")"`);
     expect(text).not.toMatch(/(^|,)"?=HYPERLINK/mu);
     // Support was signed out by it.
