@@ -169,12 +169,21 @@ export function parseCommandLine(argv: string[]): Invocation {
   return { kind: "run", command, actor, json: values.json === true, run, forward };
 }
 
-/** Runs a checked command on an open database and returns what it prints. */
+/**
+ * Runs a checked command on an open database and returns what it prints. The staff console
+ * passes who acts (the signed-in staff member's e-mail and roles), which then wins over --as.
+ */
 export async function execute(
   invocation: Extract<Invocation, { kind: "run" }>,
-  server: { db: AppDb; config: Config },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
 ): Promise<string> {
-  const result = await invocation.run({ ...server, actor: invocation.actor });
+  const { db, config } = server;
+  const result = await invocation.run({
+    db,
+    config,
+    actor: server.actor ?? invocation.actor,
+    actorRoles: server.actorRoles,
+  });
   return `${invocation.json ? JSON.stringify(result.json(), null, 2) : result.text()}\n`;
 }
 
@@ -200,7 +209,7 @@ export function errorLine(error: unknown): string {
 /** For the ops socket: runs one command on the server's database and returns what it printed. */
 export async function runInServer(
   argv: string[],
-  server: { db: AppDb; config: Config },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const invocation = parseCommandLine(argv);
