@@ -16,6 +16,8 @@ import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
 import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
+import { AUDIT_COMMANDS } from "./commands/audit.ts";
+import { HOLDER_COMMANDS } from "./commands/holders.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -25,6 +27,8 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
+  ...HOLDER_COMMANDS,
+  ...AUDIT_COMMANDS,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
@@ -105,11 +109,14 @@ function resolveActor(as: string | undefined): string {
       name = "";
     }
   }
-  name = name.trim();
+  return checkedActor(name, "Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
+}
+
+/** An actor's name, trimmed: 1 to 100 printable characters, else refused with `refusal`. */
+function checkedActor(given: string, refusal: string): string {
+  const name = given.trim();
   // oxlint-disable-next-line no-control-regex
-  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) {
-    throw new OpsError("Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
-  }
+  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) throw new OpsError(refusal);
   return name;
 }
 
@@ -181,7 +188,13 @@ export async function execute(
   const result = await invocation.run({
     db,
     config,
-    actor: server.actor ?? invocation.actor,
+    actor:
+      server.actor === undefined || !invocation.command.changes
+        ? invocation.actor
+        : checkedActor(
+            server.actor,
+            "The staff member acting must be named (1 to 100 printable characters).",
+          ),
     actorRoles: server.actorRoles,
   });
   return `${invocation.json ? JSON.stringify(result.json(), null, 2) : result.text()}\n`;

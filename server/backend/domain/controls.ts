@@ -136,6 +136,9 @@ async function auditSwitch(
     actor,
     action,
     subject,
+    // The columns the audit viewer filters by: the holder of a user's pause, and why.
+    userId: p.userId,
+    reason,
     details: { pauseId: p.id, what: p.what, ...scope, reason, ...more },
   });
 }

@@ -10,8 +10,8 @@ import {
   defineCommand,
   OpsError,
   plural,
+  resolveUser,
   table,
-  UUID,
   type CommandContext,
   type OpsCommand,
 } from "./define.ts";
@@ -69,26 +69,6 @@ function checkSwitch(
     throw new OpsError(`--reason is too long: ${reason.length} characters, at most ${MAX_REASON}.`);
   }
   return { what: what as PauseWhat, scope, reason };
-}
-
-/** The user a --user names (an e-mail or a user id), with their e-mail. */
-async function resolveUser(ctx: CommandContext, user: string): Promise<{ userId: string; email: string }> {
-  const [{ eq }, { users }, { findUserByEmail }] = await Promise.all([
-    import("drizzle-orm"),
-    import("../../backend/db/schema.ts"),
-    import("../../backend/domain/messages.ts"),
-  ]);
-  if (UUID.test(user)) {
-    const [row] = await ctx.db
-      .select({ userId: users.id, email: users.email })
-      .from(users)
-      .where(eq(users.id, user.toLowerCase()));
-    if (!row) throw new OpsError(`No user with id ${user}.`);
-    return row;
-  }
-  const found = await findUserByEmail(ctx.db, user);
-  if (!found) throw new OpsError(`No user with the e-mail ${user}.`);
-  return { userId: found.userId, email: found.email };
 }
 
 interface Resolved {

@@ -115,8 +115,8 @@ const sendText = (facts: DecisionFacts) =>
   `${formatAmount(facts.send.coin, facts.send.units)} ${facts.send.coin} to ${facts.send.address}` +
   `${tagText(facts.send.destinationTag)} for ${facts.send.email}`;
 
-/** The USD value and threshold, for people: "1500.25 USD" or "unknown USD value". */
-const usdValueText = (usd: string | null) => (usd === null ? "unknown" : `${usd} USD`);
+/** A send's USD value, for people: "1500.25 USD", or "USD value unknown". */
+const usdValueText = (usd: string | null) => (usd === null ? "USD value unknown" : `${usd} USD`);
 
 export const SEND_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
