@@ -497,6 +497,13 @@ describeEachDatabase("back office commands ($name)", { openTimeout: 120_000 }, (
         "send.approve",
       ]);
       expect((await json("", "audit", "--user", h.userId.toUpperCase())).entries).toEqual(byUser.entries);
+      // The pause's row (written by the controls domain) has the same columns: roles, holder, reason.
+      expect(byUser.entries[0]).toMatchObject({
+        actor: "other@staff.example",
+        actorRoles: ["approver"],
+        userId: h.userId,
+        reason: "@SUM(1)",
+      });
       expect(
         (await json("", "audit", "--user", h.email, "--action", "send.approve")).entries.map(
           (e: { subject: string }) => e.subject,

@@ -211,6 +211,7 @@ says so and changes nothing (exit 1). Writes one audit_log row (action pause).`,
         scope: resolved.scope,
         reason: input.reason,
         actor: ctx.actor,
+        actorRoles: ctx.actorRoles,
       });
       if (!result.ok) {
         const p = result.pause;
@@ -256,6 +257,7 @@ lifted.`,
           scope: resolved.scope,
           reason: input.reason,
           actor: ctx.actor,
+          actorRoles: ctx.actorRoles,
         });
         if (!lifted.ok || input.what !== "issuing") return { lifted, caught: [] };
         // Requests that waited for this pause are issued now, in the resume's own transaction.
