@@ -11,6 +11,7 @@
 // while the user touches the page: a tab left open still times out.
 import type { SubmissionResult } from "@conform-to/react";
 import { memoize } from "../common/memo.ts";
+import { sessionOwner } from "../common/session-owner.ts";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from "node:crypto";
 import {
   createSession,
@@ -66,16 +67,8 @@ function isActivity(request: Request): boolean {
   }
 }
 
-/**
- * Whose session a row is: HMAC-SHA-256 of the normalised e-mail under the
- * session secret, so the table holds no e-mail and a restore can still find
- * every session of the account.
- */
-export function sessionOwner(secret: string, email: string): string {
-  return createHmac("sha256", secret)
-    .update(`coinkeep session owner v1:${email.trim().toLowerCase()}`)
-    .digest("hex");
-}
+// Whose session a row is (common/session-owner.ts: the back office counts sessions by it too).
+export { sessionOwner };
 
 /** A session belongs to the account signed in on it, or just created on it (create-wallet step 2). */
 function ownerOf(secret: string, data: Partial<SessionData>): string | null {

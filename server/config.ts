@@ -18,6 +18,7 @@ import {
   parseAccountKey,
   type ConfiguredKeys,
 } from "./backend/custody/derive.ts";
+import { normaliseUsd } from "./backend/domain/amounts.ts";
 
 const booleanFlag = z.enum(["true", "false", "1", "0"]).transform((v) => v === "true" || v === "1");
 
@@ -218,6 +219,22 @@ const envSchema = z.object({
   // Watch-only issuing (record 039): each coin's account-level extended PUBLIC key; read below.
   ...Object.fromEntries(KEYED_COINS.map((coin) => [`ACCOUNT_KEY_${coin}`, z.string().optional()])),
   POOL_LOW_WATER: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  // The four-eyes threshold (record 047): a send worth this many USD or more needs two approvers,
+  // unless its coin has a threshold of its own (ops threshold set). A plain decimal.
+  FOUR_EYES_USD: z
+    .string()
+    .default("10000")
+    .transform((value, ctx) => {
+      const usd = normaliseUsd(value);
+      if (usd === undefined) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be a plain decimal number of USD, like 10000 or 2500.50",
+        });
+        return z.NEVER;
+      }
+      return usd;
+    }),
 });
 
 /**
@@ -259,6 +276,11 @@ export interface Config {
   accountKeys: ConfiguredKeys;
   /** Fewer free pool addresses than this is "low": warned of on each take and shown by ops pool. */
   poolLowWater: number;
+  /**
+   * FOUR_EYES_USD (record 047): the USD value from which a send needs two approvers, for a coin
+   * without a threshold of its own; a normalised plain decimal.
+   */
+  fourEyesUsd: string;
   /** Prometheus metrics (record 021): their own listener, and/or /metrics on the main port for this bearer token. */
   metricsPort?: number | undefined;
   metricsHost: string;
@@ -384,6 +406,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   return {
     accountKeys: keys,
     poolLowWater: e.POOL_LOW_WATER,
+    fourEyesUsd: e.FOUR_EYES_USD,
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,

@@ -21,13 +21,17 @@ export function consoleArgv(command: string, input: CommandInput, email: string)
   // A key with a scope (message --to, pause --user) runs with that scope only: the role was
   // checked for it, so any other scope flag is refused.
   const scope = words.find((w) => w.startsWith("--"))?.slice(2);
+  // The commands whose flags choose whom they reach (audit's --to and --user are filters).
+  const scoped = SCOPED_COMMANDS.has(name[0] ?? "");
   const options: string[] = [];
   for (const [key, value] of Object.entries(input.options ?? {})) {
     if (value === undefined) continue;
     if (!/^[a-z][a-z-]*$/u.test(key) || key === "as" || key === "json" || key === "help") {
       throw new OpsError(`The console does not pass --${key}.`);
     }
-    if (SCOPE_FLAGS.has(key) && key !== scope) throw new OpsError(`--${key} does not go with ${command}.`);
+    if (scoped && SCOPE_FLAGS.has(key) && key !== scope) {
+      throw new OpsError(`--${key} does not go with ${command}.`);
+    }
     options.push(value === true ? `--${key}` : `--${key}=${value}`);
   }
   if (scope !== undefined && input.options?.[scope] === undefined) {
@@ -38,6 +42,7 @@ export function consoleArgv(command: string, input: CommandInput, email: string)
 
 /** The flags that choose whom a command reaches; the console's table gives each its own roles. */
 const SCOPE_FLAGS = new Set(["to", "all", "user", "coin"]);
+const SCOPED_COMMANDS = new Set(["message", "pause", "resume"]);
 
 export function consoleServices(server: { db: AppDb; config: Config }): ConsoleServices {
   const { db, config } = server;

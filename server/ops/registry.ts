@@ -17,6 +17,8 @@ import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
 import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
 import { STAFF_COMMANDS } from "./commands/staff.ts";
+import { AUDIT_COMMANDS } from "./commands/audit.ts";
+import { HOLDER_COMMANDS } from "./commands/holders.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -26,6 +28,8 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
+  ...HOLDER_COMMANDS,
+  ...AUDIT_COMMANDS,
   ...STAFF_COMMANDS,
 ];
 
@@ -107,11 +111,14 @@ function resolveActor(as: string | undefined): string {
       name = "";
     }
   }
-  name = name.trim();
+  return checkedActor(name, "Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
+}
+
+/** An actor's name, trimmed: 1 to 100 printable characters, else refused with `refusal`. */
+function checkedActor(given: string, refusal: string): string {
+  const name = given.trim();
   // oxlint-disable-next-line no-control-regex
-  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) {
-    throw new OpsError("Say who you are with --as <name> (1 to 100 printable characters) or OPERATOR.");
-  }
+  if (name === "" || name.length > 100 || /[\u0000-\u001f\u007f]/u.test(name)) throw new OpsError(refusal);
   return name;
 }
 
@@ -171,12 +178,27 @@ export function parseCommandLine(argv: string[]): Invocation {
   return { kind: "run", command, actor, json: values.json === true, run, forward };
 }
 
-/** Runs a checked command on an open database and returns what it prints. */
+/**
+ * Runs a checked command on an open database and returns what it prints. The staff console
+ * passes who acts (the signed-in staff member's e-mail and roles), which then wins over --as.
+ */
 export async function execute(
   invocation: Extract<Invocation, { kind: "run" }>,
-  server: { db: AppDb; config: Config },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
 ): Promise<string> {
-  const result = await invocation.run({ ...server, actor: invocation.actor });
+  const { db, config } = server;
+  const result = await invocation.run({
+    db,
+    config,
+    actor:
+      server.actor === undefined || !invocation.command.changes
+        ? invocation.actor
+        : checkedActor(
+            server.actor,
+            "The staff member acting must be named (1 to 100 printable characters).",
+          ),
+    actorRoles: server.actorRoles,
+  });
   return `${invocation.json ? JSON.stringify(result.json(), null, 2) : result.text()}\n`;
 }
 
@@ -202,7 +224,7 @@ export function errorLine(error: unknown): string {
 /** For the ops socket: runs one command on the server's database and returns what it printed. */
 export async function runInServer(
   argv: string[],
-  server: { db: AppDb; config: Config },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const invocation = parseCommandLine(argv);

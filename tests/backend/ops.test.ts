@@ -12,7 +12,14 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { loadConfig } from "../../server/config.ts";
 import { openDatabase, type AppDb } from "../../server/backend/db/index.ts";
-import { auditLog, ledgerTransfers, messages, wallets, withdrawals } from "../../server/backend/db/schema.ts";
+import {
+  auditLog,
+  ledgerTransfers,
+  messages,
+  sendApprovals,
+  wallets,
+  withdrawals,
+} from "../../server/backend/db/schema.ts";
 import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import {
@@ -242,7 +249,11 @@ async function snapshot(db: AppDb) {
   const [transfers] = await db.select({ n: sql<number>`count(*)::int` }).from(ledgerTransfers);
   const audit = await db.select().from(auditLog).orderBy(auditLog.id);
   const walletRows = await db.select().from(wallets);
-  return { transfers: transfers?.n ?? 0, audit, walletRows };
+  const sends = await db.select().from(withdrawals).orderBy(withdrawals.id);
+  const approvals = await db.select().from(sendApprovals).orderBy(sendApprovals.withdrawalId);
+  // When each send was decided (ISO), for the answers that say so.
+  const decidedAt = new Map(sends.map((w) => [w.id, w.decidedAt?.toISOString()]));
+  return { transfers: transfers?.n ?? 0, audit, walletRows, sends, approvals, decidedAt };
 }
 
 describe("usage", () => {
@@ -319,9 +330,12 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
       [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
       [
         ["approve", wallet, "--reason", "x"],
-        /^error: --reason goes with decline, issuing, pause and resume only\.$/m,
+        /^error: --reason goes with decline, issuing, pause, resume and threshold set only\.$/m,
       ],
-      [["sends", "--reason", "x"], /--reason goes with decline, issuing, pause and resume only/],
+      [
+        ["sends", "--reason", "x"],
+        /--reason goes with decline, issuing, pause, resume and threshold set only/,
+      ],
       [["sends", "--source", "x"], /^error: --source goes with holdings only\.$/m],
       [["sends", "extra"], /sends takes 0 arguments, got 1/],
     ];
@@ -569,19 +583,23 @@ for (const { name, open, full } of targets) {
         const text = await cli(["sends"]);
         expect({ code: text.code, stderr: text.stderr }).toEqual({ code: 0, stderr: "" });
         const lines = text.stdout.split("\n");
-        expect(lines[0]).toMatch(/^REQUESTED AT\s+AGE\s+E-MAIL\s+COIN\s+AMOUNT\s+ADDRESS\s+TAG\s+SEND ID$/);
-        const expected: [string, string, string, string][] = [
-          [a, "ETH", "0.5", SEND_DESTINATIONS.a],
-          [b, "BTC", "0.00012345", SEND_DESTINATIONS.b],
-          [c, "ETH", "0.25", SEND_DESTINATIONS.c],
-          [d, "BTC", "0.001", SEND_DESTINATIONS.d],
+        expect(lines[0]).toMatch(
+          /^REQUESTED AT\s+AGE\s+E-MAIL\s+COIN\s+AMOUNT\s+USD\s+ADDRESS\s+TAG\s+APPROVALS\s+SEND ID$/,
+        );
+        // The USD value when requested ("-": unknown), and approvals so far of those needed: an
+        // unknown value needs two (record 047), the others are below the default 10000 USD.
+        const expected: [string, string, string, string, string, string][] = [
+          [a, "ETH", "0.5", "1500.25", SEND_DESTINATIONS.a, "0 of 1"],
+          [b, "BTC", "0.00012345", "-", SEND_DESTINATIONS.b, "0 of 2"],
+          [c, "ETH", "0.25", "750.5", SEND_DESTINATIONS.c, "0 of 1"],
+          [d, "BTC", "0.001", "97.3", SEND_DESTINATIONS.d, "0 of 1"],
         ];
-        for (const [i, [id, coin, amount, address]] of expected.entries()) {
+        for (const [i, [id, coin, amount, usd, address, approvals]] of expected.entries()) {
           const iso = carol.requestedAt[id]?.toISOString() ?? "missing";
           expect(lines[i + 2]).toMatch(
             new RegExp(
               `^${escapeRe(iso)}  \\d+ (s|min)\\s+${escapeRe(carol.email)}  ${coin}\\s+` +
-                `${escapeRe(amount)}  ${escapeRe(address)}\\s+-  ${id}$`,
+                `${escapeRe(amount)}\\s+${escapeRe(usd)}  ${escapeRe(address)}\\s+-  ${approvals}\\s+${id}$`,
             ),
           );
         }
@@ -612,10 +630,20 @@ for (const { name, open, full } of targets) {
           coin,
           amount,
           amountUsd,
-          address: expected.find(([id]) => id === sendId)?.[3],
+          address: expected.find(([id]) => id === sendId)?.[4],
           destinationTag: null,
           requestedAt: carol.requestedAt[sendId]?.toISOString(),
           ageSeconds: expect.any(Number),
+          threshold: { usd: "10000", source: "default" },
+          needed: amountUsd === null ? 2 : 1,
+          approvals: [],
+          accountCreatedAt: expect.any(String),
+          // The account's other sends, newest first (at most 3), and its deposits.
+          recentSends: expect.any(Array),
+          recentDeposits: [
+            { id: expect.any(String), coin: "BTC", amount: "0.1", amountUsd: null, at: expect.any(String) },
+            { id: expect.any(String), coin: "ETH", amount: "2", amountUsd: null, at: expect.any(String) },
+          ],
         });
         expect(listed).toEqual([
           row(a, carol.eth, "ETH", "0.5", "1500.25"),
@@ -623,6 +651,13 @@ for (const { name, open, full } of targets) {
           row(c, carol.eth, "ETH", "0.25", "750.5"),
           row(d, carol.btc, "BTC", "0.001", "97.3"),
         ]);
+        // Each send's history leaves itself out, and every other pending send of the account is there.
+        for (const [i, send] of (
+          listed as unknown as { sendId: string; recentSends: { sendId: string }[] }[]
+        ).entries())
+          expect(send.recentSends.map((s) => s.sendId)).toEqual(
+            [d, c, b, a].filter((id) => id !== expected[i]?.[0]).slice(0, 3),
+          );
         for (const { ageSeconds } of listed) {
           expect(Number.isInteger(ageSeconds)).toBe(true);
           expect(ageSeconds).toBeGreaterThanOrEqual(0);
@@ -678,10 +713,16 @@ for (const { name, open, full } of targets) {
             email: carol.email,
             coin: "BTC",
             amount: "0.001",
+            amountUsd: "97.3",
             address: SEND_DESTINATIONS.d,
             destinationTag: null,
+            threshold: { usd: "10000", source: "default" },
+            approvals: [{ approver: "night-shift", at: expect.any(String) }],
+            needed: 1,
             decidedAt: decided?.decidedAt?.toISOString(),
+            decidedBy: "night-shift",
           });
+          expect(decided?.status).toBe("Confirmed");
         },
       );
 
@@ -739,13 +780,21 @@ for (const { name, open, full } of targets) {
       test("a decided send or an unknown id: exit 1, one line, nothing written", SLOW, async () => {
         const { a, b } = carol.sends;
         const before = await target.withDb(snapshot);
+        const at = (id: string) => escapeRe(before.decidedAt.get(id) ?? "missing");
+        // Who decided it and when: Ops Olga approved a, ops2 declined b (above).
         expectFailure(
           await cli(["approve", b]),
-          new RegExp(`^error: The send ${b} was already Declined; nothing changed\\.$`, "m"),
+          new RegExp(
+            `^error: The send ${b} was already Declined by ops2 at ${at(b)}; nothing changed\\.$`,
+            "m",
+          ),
         );
         expectFailure(
           await cli(["decline", a, "--reason", "Too late."]),
-          new RegExp(`^error: The send ${a} was already Confirmed; nothing changed\\.$`, "m"),
+          new RegExp(
+            `^error: The send ${a} was already Confirmed by Ops Olga at ${at(a)}; nothing changed\\.$`,
+            "m",
+          ),
         );
         const unknown = "00000000-0000-4000-8000-000000000000";
         expectFailure(
@@ -753,8 +802,14 @@ for (const { name, open, full } of targets) {
           /^error: No send with id 0{8}-0{4}-4000-8000-0{12}\.$/m,
         );
         if (full) {
-          expectFailure(await cli(["approve", a, "--json"]), /already Confirmed; nothing changed/);
-          expectFailure(await cli(["decline", b, "--reason", "again"]), /already Declined; nothing changed/);
+          expectFailure(
+            await cli(["approve", a, "--json"]),
+            /already Confirmed by Ops Olga at [^;]+; nothing changed/,
+          );
+          expectFailure(
+            await cli(["decline", b, "--reason", "again"]),
+            /already Declined by ops2 at [^;]+; nothing changed/,
+          );
           expectFailure(await cli(["decline", unknown, "--reason", "x"]), /^error: No send with id 0{8}-/m);
         }
         expect(await target.withDb(snapshot)).toEqual(before);
@@ -793,9 +848,15 @@ for (const { name, open, full } of targets) {
               "(available balance now 1.5 ETH). Reason: Asked twice by mistake.\n",
           );
         }
+        const decidedAt =
+          (await target.withDb((db) => findSend(db, c)))?.decidedAt?.toISOString() ?? "missing";
         expectFailure(
           won === "Confirmed" ? decline : approve,
-          new RegExp(`^error: The send ${c} was already ${won}; nothing changed\\.$`, "m"),
+          new RegExp(
+            `^error: The send ${c} was already ${won} by ${won === "Confirmed" ? "ops-a" : "ops-b"} ` +
+              `at ${escapeRe(decidedAt)}; nothing changed\\.$`,
+            "m",
+          ),
         );
         const state = await target.withDb(async (db) => ({
           send: await findSend(db, c),
@@ -850,14 +911,19 @@ for (const { name, open, full } of targets) {
               }
             }),
           );
-          expectFailure(
-            await (approve ?? Promise.reject(new Error("not started"))),
-            new RegExp(`^error: The send ${e} was already Declined; nothing changed\\.$`, "m"),
-          );
+          const done = await (approve ?? Promise.reject(new Error("not started")));
           const state = await target.withDb(async (db) => ({
             send: await findSend(db, e),
             audit: await auditOf(db, e),
           }));
+          // Declined by the ledger directly (no one named): the answer says when, not by whom.
+          expectFailure(
+            done,
+            new RegExp(
+              `^error: The send ${e} was already Declined at ${escapeRe(state.send?.decidedAt?.toISOString() ?? "")}; nothing changed\\.$`,
+              "m",
+            ),
+          );
           expect(state.send?.status).toBe("Declined");
           expect(state.audit).toEqual([]);
           expect((await balances()).eth).toBe(before.eth + ETH / 10n);
@@ -942,7 +1008,12 @@ for (const { name, open, full } of targets) {
           await cli(["message", "--all", "x".repeat(5001), "--as", "x"]),
           /too long: 5001 characters, at most 5000/,
         );
-        expectFailure(await cli(["users", "--to", seeded.email]), /--to and --all go with message only\./);
+        // --to is also audit's (the end of its time range), so the refusal names both.
+        expectFailure(
+          await cli(["users", "--to", seeded.email]),
+          /^error: --to goes with audit and message only\.$/m,
+        );
+        expectFailure(await cli(["users", "--all"]), /^error: --all goes with message only\.$/m);
         expectFailure(
           await cli(["support", "--kind", "sales"]),
           /--kind is support or contact, not "sales"\./,

@@ -28,7 +28,18 @@ describe("configuration", () => {
       backendUrl: undefined,
       cookieSecure: false,
       maxBodyBytes: 16_384,
+      fourEyesUsd: "10000",
     });
+  });
+
+  test("FOUR_EYES_USD: a plain decimal, normalised; anything else is refused by name", () => {
+    expect(loadConfig({ DATA_DIR: dataDir(), FOUR_EYES_USD: "02500.50" }).fourEyesUsd).toBe("2500.5");
+    expect(loadConfig({ DATA_DIR: dataDir(), FOUR_EYES_USD: "0" }).fourEyesUsd).toBe("0");
+    for (const bad of ["-1", "1e4", "10,000", "$10000", " 10000", "1.", "abc"]) {
+      expect(() => loadConfig({ DATA_DIR: dataDir(), FOUR_EYES_USD: bad })).toThrow(
+        "Invalid configuration:\n  FOUR_EYES_USD: must be a plain decimal number of USD, like 10000 or 2500.50",
+      );
+    }
   });
 
   test("the legal facts default to placeholders for a local run", () => {

@@ -85,6 +85,8 @@ export interface PauseInput {
   reason: string;
   /** Who: an operator's name, or 'reconcile'. */
   actor: string;
+  /** The staff member's roles, when the staff console acts (for the audit log). */
+  actorRoles?: readonly string[] | undefined;
   /** Set by reconciliation. */
   automatic?: boolean;
 }
@@ -125,7 +127,7 @@ function auditScope(p: ActivePause) {
 /** The audit_log row of a pause or a resume: the switch, the reason given, then what the action adds. */
 async function auditSwitch(
   tx: AppDb,
-  actor: string,
+  who: { actor: string; actorRoles?: readonly string[] | undefined },
   action: "pause" | "resume",
   p: ActivePause,
   reason: string,
@@ -133,9 +135,13 @@ async function auditSwitch(
 ) {
   const { subject, scope } = auditScope(p);
   await tx.insert(auditLog).values({
-    actor,
+    actor: who.actor,
+    actorRoles: who.actorRoles ? [...who.actorRoles] : null,
     action,
     subject,
+    // The columns the audit viewer filters by: the holder of a user's pause, and why.
+    userId: p.userId,
+    reason,
     details: { pauseId: p.id, what: p.what, ...scope, reason, ...more },
   });
 }
@@ -169,7 +175,7 @@ export async function pause(db: AppDb, input: PauseInput): Promise<PauseResult> 
       return { ok: false, reason: "already-paused", pause: toPause(existing) };
     }
     const written = toPause(row);
-    await auditSwitch(tx, input.actor, "pause", written, reason, { automatic: written.automatic });
+    await auditSwitch(tx, input, "pause", written, reason, { automatic: written.automatic });
     return { ok: true, pause: written };
   });
 }
@@ -181,7 +187,13 @@ export async function pause(db: AppDb, input: PauseInput): Promise<PauseResult> 
  */
 export async function resume(
   db: AppDb,
-  input: { what: PauseWhat; scope: PauseScope; reason: string; actor: string },
+  input: {
+    what: PauseWhat;
+    scope: PauseScope;
+    reason: string;
+    actor: string;
+    actorRoles?: readonly string[] | undefined;
+  },
 ): Promise<ResumeResult> {
   const reason = checkReason(input.reason);
   if ("userId" in input.scope && !isUuid(input.scope.userId)) return { ok: false, reason: "not-paused" };
@@ -189,7 +201,7 @@ export async function resume(
     const [row] = await tx.delete(pauses).where(scopeWhere(input.what, input.scope)).returning();
     if (!row) return { ok: false, reason: "not-paused" };
     const lifted = toPause(row);
-    await auditSwitch(tx, input.actor, "resume", lifted, reason, {
+    await auditSwitch(tx, input, "resume", lifted, reason, {
       lifted: {
         reason: lifted.reason,
         actor: lifted.actor,

@@ -705,10 +705,16 @@ export type DecideWithdrawalResult =
   | { ok: false; reason: "withdrawal-not-found" }
   | { ok: false; reason: "already-decided"; status: WithdrawalStatus };
 
+/** Who decides a send (a staff member's e-mail, an operator's --as), kept in withdrawals.decided_by. */
+export interface DecideOptions {
+  decidedBy?: string;
+}
+
 async function decide(
   db: AppDb,
   withdrawalId: string,
   outcome: { status: "Confirmed" } | { status: "Declined"; reason: string },
+  opts: DecideOptions,
 ): Promise<DecideWithdrawalResult> {
   if (!isUuid(withdrawalId)) return { ok: false, reason: "withdrawal-not-found" };
   return db.transaction(async (tx): Promise<DecideWithdrawalResult> => {
@@ -756,6 +762,7 @@ async function decide(
       .set({
         status: outcome.status,
         decidedAt: new Date(),
+        decidedBy: opts.decidedBy ?? null,
         declineReason: outcome.status === "Declined" ? outcome.reason : null,
       })
       .where(eq(withdrawals.id, row.id));
@@ -764,8 +771,12 @@ async function decide(
 }
 
 /** withdrawals_pending → withdrawals_settled; the send becomes 'Confirmed'. Exactly once per withdrawal. */
-export async function postWithdrawal(db: AppDb, withdrawalId: string): Promise<DecideWithdrawalResult> {
-  return decide(db, withdrawalId, { status: "Confirmed" });
+export async function postWithdrawal(
+  db: AppDb,
+  withdrawalId: string,
+  opts: DecideOptions = {},
+): Promise<DecideWithdrawalResult> {
+  return decide(db, withdrawalId, { status: "Confirmed" }, opts);
 }
 
 /** withdrawals_pending → back to the wallet; the send becomes 'Declined' with the reason. Exactly once. */
@@ -773,12 +784,13 @@ export async function voidWithdrawal(
   db: AppDb,
   withdrawalId: string,
   reason: string,
+  opts: DecideOptions = {},
 ): Promise<DecideWithdrawalResult> {
   const trimmed = reason.trim();
   if (trimmed.length === 0 || trimmed.length > MAX_REASON) {
     throw new LedgerInputError(`reason must be 1 to ${MAX_REASON} characters`);
   }
-  return decide(db, withdrawalId, { status: "Declined", reason: trimmed });
+  return decide(db, withdrawalId, { status: "Declined", reason: trimmed }, opts);
 }
 
 // ---------------------------------------------------------------------------

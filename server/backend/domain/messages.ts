@@ -6,7 +6,7 @@
 //
 // Operator functions take an AppDb, which may be a transaction, so the
 // operator commands can write their audit row atomically with the change.
-import { and, desc, eq, gte, isNotNull, isNull, lt, or } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { z } from "zod";
 import { firstPerField, issuesOf, type Issue } from "../../../common/contract/refusals.ts";
 import { characters, MESSAGE_RULES, storable, type CheckedMessage } from "../../../common/support-message.ts";
@@ -15,6 +15,7 @@ import {
   messageReads,
   messages,
   supportMessages,
+  supportReplies,
   users,
   type Message,
   type SupportMessage,
@@ -229,4 +230,100 @@ export async function forgetSenderAddresses(db: AppDb, olderThan: Date): Promise
     .where(and(lt(supportMessages.createdAt, olderThan), isNotNull(supportMessages.ip)))
     .returning({ id: supportMessages.id });
   return cleared.length;
+}
+
+// ---------------------------------------------------------------------------
+// Replies to support and contact messages (staff → the holder)
+// ---------------------------------------------------------------------------
+
+export interface SupportReplyInput {
+  supportMessageId: string;
+  /** Who answers: a staff member's e-mail, or an operator command's --as. */
+  author: string;
+  /** The reply, by the rules of a compliance message (sendMessage checks them). */
+  text: string;
+}
+
+export type SupportReplyResult =
+  | { ok: true; replyId: string; message: Message; to: UserRef; createdAt: Date }
+  | { ok: false; reason: "support-message-not-found" }
+  /** Nobody holds an account with the message's e-mail: a reply could reach no one. */
+  | { ok: false; reason: "no-account"; email: string };
+
+/**
+ * Answers a support or contact message: the reply reaches the holder as a
+ * compliance message (unread in their Notifications; the messages table's
+ * trigger raises the live event that updates their badge) and is recorded
+ * against the message it answers. The holder is the sender's account when
+ * they proved it, else the account whose e-mail is the message's (normalised).
+ * Throws MessageInputError when the text breaks a compliance message's rules.
+ * db may be a transaction (the command writes its audit row in it).
+ */
+export async function replyToSupportMessage(
+  db: AppDb,
+  input: SupportReplyInput,
+): Promise<SupportReplyResult> {
+  const author = input.author.trim();
+  if (author === "") throw new MessageInputError("author is empty");
+  if (!isUuid(input.supportMessageId)) return { ok: false, reason: "support-message-not-found" };
+  const [asked] = await db
+    .select({ email: supportMessages.email, userId: supportMessages.userId })
+    .from(supportMessages)
+    .where(eq(supportMessages.id, input.supportMessageId));
+  if (!asked) return { ok: false, reason: "support-message-not-found" };
+  let to: UserRef | undefined;
+  if (asked.userId !== null) {
+    [to] = await db
+      .select({ userId: users.id, email: users.email, createdAt: users.createdAt })
+      .from(users)
+      .where(eq(users.id, asked.userId));
+  }
+  to ??= await findUserByEmail(db, asked.email);
+  if (!to) return { ok: false, reason: "no-account", email: asked.email };
+  const sent = await sendMessage(db, { to: { userId: to.userId }, message: input.text });
+  // Users are never deleted: the account found above is still there.
+  if (!sent.ok) throw new Error("the holder of a support message vanished");
+  const [reply] = await db
+    .insert(supportReplies)
+    .values({ supportMessageId: input.supportMessageId, messageId: sent.message.id, author })
+    .returning({ id: supportReplies.id, createdAt: supportReplies.createdAt });
+  if (!reply) throw new Error("support reply not inserted");
+  return { ok: true, replyId: reply.id, message: sent.message, to, createdAt: reply.createdAt };
+}
+
+export interface SupportReply {
+  id: string;
+  author: string;
+  at: Date;
+  text: string;
+  messageId: string;
+}
+
+/** The replies to these support messages, oldest first per message. */
+export async function repliesOf(
+  db: AppDb,
+  supportMessageIds: readonly string[],
+): Promise<Map<string, SupportReply[]>> {
+  const found = new Map<string, SupportReply[]>();
+  const ids = supportMessageIds.filter(isUuid);
+  if (ids.length === 0) return found;
+  const rows = await db
+    .select({
+      supportMessageId: supportReplies.supportMessageId,
+      id: supportReplies.id,
+      author: supportReplies.author,
+      at: supportReplies.createdAt,
+      text: messages.message,
+      messageId: supportReplies.messageId,
+    })
+    .from(supportReplies)
+    .innerJoin(messages, eq(messages.id, supportReplies.messageId))
+    .where(inArray(supportReplies.supportMessageId, ids))
+    .orderBy(asc(supportReplies.createdAt), asc(supportReplies.id));
+  for (const { supportMessageId, ...reply } of rows) {
+    const list = found.get(supportMessageId) ?? [];
+    list.push(reply);
+    found.set(supportMessageId, list);
+  }
+  return found;
 }

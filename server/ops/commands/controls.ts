@@ -10,8 +10,8 @@ import {
   defineCommand,
   OpsError,
   plural,
+  resolveUser,
   table,
-  UUID,
   type CommandContext,
   type OpsCommand,
 } from "./define.ts";
@@ -69,26 +69,6 @@ function checkSwitch(
     throw new OpsError(`--reason is too long: ${reason.length} characters, at most ${MAX_REASON}.`);
   }
   return { what: what as PauseWhat, scope, reason };
-}
-
-/** The user a --user names (an e-mail or a user id), with their e-mail. */
-async function resolveUser(ctx: CommandContext, user: string): Promise<{ userId: string; email: string }> {
-  const [{ eq }, { users }, { findUserByEmail }] = await Promise.all([
-    import("drizzle-orm"),
-    import("../../backend/db/schema.ts"),
-    import("../../backend/domain/messages.ts"),
-  ]);
-  if (UUID.test(user)) {
-    const [row] = await ctx.db
-      .select({ userId: users.id, email: users.email })
-      .from(users)
-      .where(eq(users.id, user.toLowerCase()));
-    if (!row) throw new OpsError(`No user with id ${user}.`);
-    return row;
-  }
-  const found = await findUserByEmail(ctx.db, user);
-  if (!found) throw new OpsError(`No user with the e-mail ${user}.`);
-  return { userId: found.userId, email: found.email };
 }
 
 interface Resolved {
@@ -231,6 +211,7 @@ says so and changes nothing (exit 1). Writes one audit_log row (action pause).`,
         scope: resolved.scope,
         reason: input.reason,
         actor: ctx.actor,
+        actorRoles: ctx.actorRoles,
       });
       if (!result.ok) {
         const p = result.pause;
@@ -276,6 +257,7 @@ lifted.`,
           scope: resolved.scope,
           reason: input.reason,
           actor: ctx.actor,
+          actorRoles: ctx.actorRoles,
         });
         if (!lifted.ok || input.what !== "issuing") return { lifted, caught: [] };
         // Requests that waited for this pause are issued now, in the resume's own transaction.

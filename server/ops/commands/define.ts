@@ -29,6 +29,11 @@ export interface CommandContext {
   config: Config;
   /** Empty for commands that change nothing. */
   actor: string;
+  /**
+   * The staff member's roles when the staff console runs the command for them; absent on the
+   * command line (an operator there has no roles, only the --as name, which nothing verifies).
+   */
+  actorRoles?: readonly string[] | undefined;
 }
 
 interface CommandSpec<O extends OptionSpec, I, R> {
@@ -175,7 +180,11 @@ export async function readTextFile(
   }
 }
 
-/** The audit_log row of a change, written in the change's own transaction (db is that transaction). */
+/**
+ * The audit_log row of a change, written in the change's own transaction (db is that transaction).
+ * Besides the details, the columns the audit viewer filters by: the actor's roles (the console's),
+ * the holder concerned (details.userId, when it is a uuid) and why (details.reason, when a string).
+ */
 export async function audit(
   ctx: CommandContext,
   db: AppDb,
@@ -184,5 +193,37 @@ export async function audit(
   details: object,
 ) {
   const { auditLog } = await import("../../backend/db/schema.ts");
-  await db.insert(auditLog).values({ actor: ctx.actor, action, subject, details });
+  const { userId, reason } = details as { userId?: unknown; reason?: unknown };
+  await db.insert(auditLog).values({
+    actor: ctx.actor,
+    actorRoles: ctx.actorRoles ? [...ctx.actorRoles] : null,
+    action,
+    subject,
+    userId: typeof userId === "string" && UUID.test(userId) ? userId.toLowerCase() : null,
+    reason: typeof reason === "string" ? reason : null,
+    details,
+  });
+}
+
+/** The user a --user names (an e-mail or a user id), with their e-mail. */
+export async function resolveUser(
+  ctx: CommandContext,
+  user: string,
+): Promise<{ userId: string; email: string }> {
+  const [{ eq }, { users }, { findUserByEmail }] = await Promise.all([
+    import("drizzle-orm"),
+    import("../../backend/db/schema.ts"),
+    import("../../backend/domain/messages.ts"),
+  ]);
+  if (UUID.test(user)) {
+    const [row] = await ctx.db
+      .select({ userId: users.id, email: users.email })
+      .from(users)
+      .where(eq(users.id, user.toLowerCase()));
+    if (!row) throw new OpsError(`No user with id ${user}.`);
+    return row;
+  }
+  const found = await findUserByEmail(ctx.db, user);
+  if (!found) throw new OpsError(`No user with the e-mail ${user}.`);
+  return { userId: found.userId, email: found.email };
 }

@@ -1,6 +1,6 @@
 // Messages: compliance messages to users, support and contact messages from them.
 import type { SupportKind } from "../../backend/domain/messages.ts";
-import { audit, defineCommand, OpsError, plural, wholeNumber, type OpsCommand } from "./define.ts";
+import { audit, defineCommand, OpsError, plural, UUID, wholeNumber, type OpsCommand } from "./define.ts";
 
 /** As server/backend/domain/messages.ts MAX_MESSAGE (which checks it again). */
 const MAX_MESSAGE = 5000;
@@ -9,12 +9,22 @@ const MAX_MESSAGE = 5000;
  * Text from users, made safe for a terminal: control characters (ESC, BEL, the
  * C1 range, bidi overrides…) are shown as \\uXXXX; newlines and tabs stay.
  */
-function terminalSafe(text: string): string {
+export function terminalSafe(text: string): string {
   return text.replace(
     // oxlint-disable-next-line no-control-regex
     /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu,
     (c) => `\\u${c.codePointAt(0)?.toString(16).padStart(4, "0") ?? "????"}`,
   );
+}
+
+/** A compliance message's text (a message or a reply), trimmed; the domain checks it again. */
+function messageText(given: string | undefined): string {
+  const text = (given ?? "").trim();
+  if (text.length === 0) throw new OpsError("The message is empty.");
+  if (text.length > MAX_MESSAGE) {
+    throw new OpsError(`The message is too long: ${text.length} characters, at most ${MAX_MESSAGE}.`);
+  }
+  return text;
 }
 
 export const MESSAGE_COMMANDS: readonly OpsCommand[] = [
@@ -39,12 +49,7 @@ message.send).`,
       if ((options.to === undefined) === (options.all === undefined)) {
         throw new OpsError("Say who gets the message: --to <email> or --all (one of them).");
       }
-      const text = (args[0] ?? "").trim();
-      if (text.length === 0) throw new OpsError("The message is empty.");
-      if (text.length > MAX_MESSAGE) {
-        throw new OpsError(`The message is too long: ${text.length} characters, at most ${MAX_MESSAGE}.`);
-      }
-      return { to: options.all ? "all" : (options.to ?? "").trim(), text };
+      return { to: options.all ? "all" : (options.to ?? "").trim(), text: messageText(args[0]) };
     },
     async run(ctx, { to, text }) {
       const { findUserByEmail, sendMessage } = await import("../../backend/domain/messages.ts");
@@ -101,8 +106,13 @@ drive your terminal. --json prints them unescaped, as JSON strings.`,
       return { kind, limit };
     },
     async run(ctx, { kind, limit }) {
-      const { listSupportMessages } = await import("../../backend/domain/messages.ts");
-      return listSupportMessages(ctx.db, { limit, ...(kind ? { kind } : {}) });
+      const { listSupportMessages, repliesOf } = await import("../../backend/domain/messages.ts");
+      const rows = await listSupportMessages(ctx.db, { limit, ...(kind ? { kind } : {}) });
+      const replies = await repliesOf(
+        ctx.db,
+        rows.map((m) => m.id),
+      );
+      return rows.map((m) => ({ ...m, replies: replies.get(m.id) ?? [] }));
     },
     json: (rows) =>
       rows.map((m) => ({
@@ -115,6 +125,13 @@ drive your terminal. --json prints them unescaped, as JSON strings.`,
         ip: m.ip,
         userId: m.userId,
         createdAt: m.createdAt.toISOString(),
+        replies: m.replies.map((r) => ({
+          id: r.id,
+          author: r.author,
+          at: r.at.toISOString(),
+          text: r.text,
+          messageId: r.messageId,
+        })),
       })),
     text(rows, { kind }) {
       if (rows.length === 0) return kind ? `No ${kind} messages.` : "No support or contact messages.";
@@ -127,12 +144,75 @@ drive your terminal. --json prints them unescaped, as JSON strings.`,
             .split("\n")
             .map((line) => `    ${line}`)
             .join("\n"),
-          "",
         );
+        for (const r of m.replies) {
+          lines.push(
+            `    REPLY ${r.at.toISOString()} by ${terminalSafe(r.author)}:`,
+            terminalSafe(r.text)
+              .split("\n")
+              .map((line) => `      ${line}`)
+              .join("\n"),
+          );
+        }
+        lines.push("");
       }
       lines.push(`${plural(rows.length, "message")}, newest first.`);
       return lines.join("\n");
     },
+  }),
+
+  defineCommand({
+    name: "reply",
+    summary: [["reply <supportMessageId> <text>", "answer a support or contact message in Notifications"]],
+    usage: `Usage: node server/ops/cli.ts reply <supportMessageId> <text> [--as <name>] [--json]
+
+Answers a support or contact message (ids: support --json): the reply reaches
+the account holder as a compliance message, unread on /notifications and in
+the Notifications badge, and is listed with the message by support. The holder
+is the sender's account, or else the account whose e-mail the message gives; a
+message from an e-mail no account uses cannot be answered here (write to the
+e-mail instead). <text> is plain text, 1 to ${MAX_MESSAGE} characters; quote it, and
+put -- before it when it starts with "-". Writes one audit_log row (action
+support.reply).`,
+    changes: true,
+    arguments: 2,
+    check(args) {
+      const [supportMessageId = "", text] = args;
+      if (!UUID.test(supportMessageId)) throw new OpsError(`No support message with id ${supportMessageId}.`);
+      return { supportMessageId, text: messageText(text) };
+    },
+    async run(ctx, { supportMessageId, text }) {
+      const { replyToSupportMessage } = await import("../../backend/domain/messages.ts");
+      return ctx.db.transaction(async (tx) => {
+        const result = await replyToSupportMessage(tx, { supportMessageId, author: ctx.actor, text });
+        if (!result.ok) {
+          throw new OpsError(
+            result.reason === "no-account"
+              ? `No account uses ${result.email}; a reply can only reach an account holder.`
+              : `No support message with id ${supportMessageId}.`,
+          );
+        }
+        await audit(ctx, tx, "support.reply", supportMessageId, {
+          userId: result.to.userId,
+          to: result.to.email,
+          replyId: result.replyId,
+          messageId: result.message.id,
+          length: result.message.message.length,
+          message: result.message.message,
+        });
+        return result;
+      });
+    },
+    json: (r, { supportMessageId }) => ({
+      replyId: r.replyId,
+      supportMessageId,
+      messageId: r.message.id,
+      to: r.to.email,
+      userId: r.to.userId,
+      createdAt: r.createdAt.toISOString(),
+    }),
+    text: (r, { supportMessageId }) =>
+      `Replied to ${supportMessageId}: message ${r.message.id} sent to ${r.to.email}.`,
   }),
 
   defineCommand({

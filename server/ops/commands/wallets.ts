@@ -271,15 +271,31 @@ value in USD at the time. Writes one audit_log row (action ledger.credit-deposit
 
   defineCommand({
     name: "users",
-    summary: [["users", "users with their wallets, addresses and balances"]],
-    usage: `Usage: node server/ops/cli.ts users [--json]
+    summary: [
+      ["users", "users with their wallets, addresses and balances"],
+      ["users --find <text>", "the users (at most 50) whose e-mail contains text, or with that id"],
+    ],
+    usage: `Usage: node server/ops/cli.ts users [--find <text>] [--json]
 
 Lists every user with each wallet's coin, address state (requested or issued),
-address and available balance (holds of pending sends already subtracted).`,
+address and available balance (holds of pending sends already subtracted).
+--find lists only the users whose e-mail contains <text> (any case) or whose
+user id it is, oldest first, at most 50; user <email|id> shows one in full.`,
+    options: { find: { type: "string" } },
     changes: false,
     arguments: 0,
-    check: () => undefined,
-    async run(ctx) {
+    check(_args, options) {
+      if (options.find === undefined) return { find: undefined };
+      const find = options.find.trim();
+      if (find === "") throw new OpsError("--find is empty: give part of an e-mail, or a user id.");
+      if (find.length > 320) throw new OpsError("--find is too long: at most 320 characters.");
+      return { find };
+    },
+    async run(ctx, { find }) {
+      if (find !== undefined) {
+        const { findHolders } = await import("../../backend/domain/holders.ts");
+        return findHolders(ctx.db, find);
+      }
       const { usersOverview } = await import("../../backend/domain/wallets.ts");
       return usersOverview(ctx.db);
     },
@@ -296,8 +312,8 @@ address and available balance (holds of pending sends already subtracted).`,
           balance: formatAmount(w.coin, w.units),
         })),
       })),
-    text(people) {
-      if (people.length === 0) return "No users yet.";
+    text(people, { find }) {
+      if (people.length === 0) return find === undefined ? "No users yet." : `No user matches "${find}".`;
       const rows: string[][] = [];
       for (const p of people) {
         if (p.wallets.length === 0) rows.push([p.email, "-", "no wallets", "", "", ""]);
