@@ -17,6 +17,7 @@ import {
   PLATFORM,
   recordSecret,
   recordSessionCookies,
+  sidebar,
   uniqueEmail,
   visit,
 } from "./helpers.ts";
@@ -73,7 +74,7 @@ async function signIn(page: Page, testInfo: TestInfo, who: Member) {
   const step = (t: number) => Math.floor(t / 30_000);
   const at = Math.max(Date.now(), (step(who.lastCode) + 1) * 30_000);
   if (at - Date.now() > 30_000) await page.waitForTimeout(at - Date.now() - 30_000 + 500);
-  await page.getByLabel("Code").fill(totpCode(who.secret, at));
+  await page.getByRole("textbox", { name: "Code" }).fill(totpCode(who.secret, at));
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page).toHaveURL(/\/ops$/u);
   await expect(page.getByText(`Signed in as ${who.email}`)).toBeVisible();
@@ -156,7 +157,7 @@ test.describe("the staff console", () => {
       },
     });
     expect(sent.status()).toBe(200);
-    const sendId = ((await sent.json()) as { id: string }).id;
+    const sendId = ((await sent.json()) as { transaction: { id: string } }).transaction.id;
     const holderPage = await otherBrowser();
     await visit(holderPage, "/login", testInfo);
     await holderPage.getByLabel("Email").fill(holder.email);
@@ -169,14 +170,18 @@ test.describe("the staff console", () => {
     // The first approver approves: it stays waiting for a second approver.
     await visit(first, "/ops/sends", testInfo);
     const card = (p: Page) => p.locator(`[data-send="${sendId}"]`);
-    await expect(card(first)).toContainText(`4.5000 ETH for ${holder.email}`);
+    await expect(card(first)).toContainText(`4.5 ETH for ${holder.email}`);
     await expect(card(first).locator("[data-approvals]")).toContainText("0 of 2");
     await card(first).getByRole("button", { name: "Approve" }).click();
     await expect(first.getByRole("status").filter({ hasText: "1 of 2 approvals" })).toBeVisible();
     await expect(card(first).locator("[data-approvals]")).toContainText(`1 of 2 (${members.first!.email}`);
     // The same approver again: refused, and nothing changes.
     await card(first).getByRole("button", { name: "Approved by you" }).click();
-    await expect(card(first).getByRole("alert").filter({ hasText: "already approved" })).toBeVisible();
+    await expect(
+      card(first)
+        .getByRole("alert")
+        .filter({ hasText: "it needs a second approval by someone else. Nothing changed." }),
+    ).toBeVisible();
     await visit(holderPage, "/history", testInfo);
     await expect(txRow(holderPage, sendId).locator("summary")).toContainText("Unconfirmed");
 
@@ -205,12 +210,15 @@ test.describe("the staff console", () => {
     await expect(support.getByRole("status").filter({ hasText: "Reply sent" })).toBeVisible();
     await expectAccessible(support);
     await visit(holderPage, "/notifications", testInfo);
-    await expect(holderPage.getByText(answer)).toBeVisible();
-    await visit(holderPage, "/home", testInfo);
     await expect(
       holderPage
-        .getByRole("navigation")
-        .first()
+        .getByRole("region", { name: "Notifications" })
+        .getByRole("listitem")
+        .filter({ hasText: answer }),
+    ).toHaveCount(1);
+    await visit(holderPage, "/home", testInfo);
+    await expect(
+      sidebar(holderPage)
         .getByRole("link", { name: /^Notifications/u })
         .locator(".badge"),
     ).toHaveText("1 unread");
@@ -218,13 +226,12 @@ test.describe("the staff console", () => {
     // The audit log: each of these with who (and their roles) and why.
     await visit(page, `/ops/audit?user=${encodeURIComponent(holder.email)}`, testInfo);
     const rows = page.locator("tbody tr");
-    await expect(rows.filter({ hasText: "send.approve" })).toHaveCount(2);
-    await expect(rows.filter({ hasText: members.first!.email }).filter({ hasText: "approver" })).toHaveCount(
-      1,
-    );
-    await expect(rows.filter({ hasText: members.second!.email })).toHaveCount(1);
+    const approvals = rows.filter({ hasText: "send.approve" });
+    await expect(approvals).toHaveCount(2);
+    await expect(approvals.filter({ hasText: `${members.first!.email} (approver)` })).toHaveCount(1);
+    await expect(approvals.filter({ hasText: `${members.second!.email} (approver)` })).toHaveCount(1);
     await expect(
-      rows.filter({ hasText: "support.reply" }).filter({ hasText: members.support!.email }),
+      rows.filter({ hasText: "support.reply" }).filter({ hasText: `${members.support!.email} (support)` }),
     ).toHaveCount(1);
     await visit(page, `/ops/audit?action=staff.add&actor=${encodeURIComponent(adminEmail)}`, testInfo);
     await expect(page.locator("tbody tr")).toHaveCount(3);

@@ -87,7 +87,7 @@ describeBuilt("the staff console under attack (a host over the production build)
     expect(scripts.length).toBeGreaterThan(0);
     for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
     expect(page.headers.get("cache-control")).toBe("no-store");
-    expect(page.headers.get("referrer-policy")).toBe("no-referrer");
+    expect(page.headers.get("referrer-policy")).toBe("same-origin");
   });
 
   test("a replayed code is refused, and wrong codes lead to the lock", async () => {

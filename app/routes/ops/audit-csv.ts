@@ -25,7 +25,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       "Content-Type": "text/csv; charset=utf-8",
       "Content-Disposition": `attachment; filename="coinkeep-audit-${day}.csv"`,
       "Cache-Control": "no-store",
-      "Referrer-Policy": "no-referrer",
+      "Referrer-Policy": "same-origin",
     },
   });
 }

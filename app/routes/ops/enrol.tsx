@@ -21,7 +21,7 @@ import type { Route } from "./+types/enrol";
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/u;
 
-const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+const NO_STORE = { "Cache-Control": "no-store", "Referrer-Policy": "same-origin" };
 
 async function enrolToken(
   request: Request,

@@ -47,7 +47,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 
 export function headers() {
   // Console pages hold people's data: never cached, never sent on as a referrer.
-  return { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+  return { "Cache-Control": "no-store", "Referrer-Policy": "same-origin" };
 }
 
 export default function ConsoleLayout({ loaderData }: Route.ComponentProps) {

@@ -43,7 +43,7 @@ export function meta() {
 
 export function headers() {
   // An answer may carry an enrolment link: never stored, never sent on.
-  return { "Cache-Control": "no-store", "Referrer-Policy": "no-referrer" };
+  return { "Cache-Control": "no-store", "Referrer-Policy": "same-origin" };
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
