@@ -17,7 +17,11 @@ import {
   PLATFORM,
   recordSecret,
   recordSessionCookies,
+  DESKTOP,
+  MOBILE,
   sidebar,
+  tabTo,
+  typeInto,
   uniqueEmail,
   visit,
 } from "./helpers.ts";
@@ -263,5 +267,105 @@ test.describe("the staff console", () => {
     // Support was signed out by it.
     await support.goto("/ops");
     await expect(support).toHaveURL(/\/ops\/login$/u);
+  });
+
+  test("sign-in and a decision from the keyboard alone; every console page axe-clean on a phone and a desktop", async ({
+    page,
+    request,
+    newUser,
+    fundEth,
+  }, testInfo) => {
+    const js = jsEnabled(testInfo) ? "js" : "nojs";
+    const email = uniqueEmail(`keyboard-staff-${js}`);
+    const added = JSON.parse(
+      ops("staff", "add", email, "--role", "admin,approver,support,compliance,treasury", "--json"),
+    ) as { enrolmentUrl: string };
+    const link = new URL(added.enrolmentUrl);
+    recordSecret("token", link.searchParams.get("token") ?? "");
+
+    // Enrolment by keyboard: Tab to each field, type, Enter.
+    await page.goto(`${link.pathname}${link.search}`);
+    await expectAccessible(page);
+    const secret = ((await page.locator("#totp-secret").textContent()) ?? "").replace(/\s/gu, "");
+    recordSecret("totp", secret);
+    const password = `staff-${randomUUID()}`;
+    recordSecret("password", password);
+    await typeInto(page, "Password (at least 12 characters)", password);
+    await typeInto(page, "Confirm password", password);
+    const enrolledAt = Date.now();
+    await typeInto(page, "The 6-digit code your app shows now", totpCode(secret, enrolledAt));
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("You are enrolled");
+    await expectAccessible(page);
+
+    // Sign-in by keyboard.
+    await visit(page, "/ops/login", testInfo);
+    await expectAccessible(page);
+    await typeInto(page, "E-mail", email);
+    await typeInto(page, "Password", password);
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { name: "Enter your code" })).toBeVisible();
+    await expectAccessible(page);
+    const at = (Math.floor(enrolledAt / 30_000) + 1) * 30_000;
+    await tabTo(page, page.getByRole("textbox", { name: "Code" }));
+    await page.keyboard.type(totpCode(secret, at));
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/\/ops$/u);
+    await recordSessionCookies(page.context());
+
+    // A small send, declined with a reason by keyboard.
+    const holder = await newUser(`keyboard-holder-${js}`);
+    const wallet = await fundEth(holder, "1");
+    const sent = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
+      data: {
+        platform: PLATFORM,
+        email: holder.email,
+        twelveWords: holder.words.join(" "),
+        amount: "0.1",
+        receiver_wallet_address: RECEIVER,
+        wallet_id: wallet.walletId,
+        idempotency_key: randomUUID(),
+      },
+    });
+    expect(sent.status()).toBe(200);
+    const sendId = ((await sent.json()) as { transaction: { id: string } }).transaction.id;
+    await tabTo(
+      page,
+      page.getByRole("navigation", { name: "Console" }).getByRole("link", { name: /^Sends/u }),
+    );
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sends waiting for a decision");
+    const card = page.locator(`[data-send="${sendId}"]`);
+    await tabTo(page, card.getByRole("button", { name: "Decline" }));
+    await page.keyboard.press("Enter");
+    await expect(card.getByText("Say why the send is declined.")).toBeVisible();
+    await tabTo(page, card.getByLabel("Reason to decline"));
+    await page.keyboard.type("Address on a sanctions list");
+    await page.keyboard.press("Enter");
+    await expect(page.getByRole("status").filter({ hasText: `Declined the send ${sendId}` })).toBeVisible();
+    await expect(card).toHaveCount(0);
+
+    // Every page, at a phone's width and a desktop's.
+    for (const viewport of [MOBILE, DESKTOP]) {
+      await page.setViewportSize(viewport);
+      for (const path of [
+        "/ops",
+        "/ops/sends",
+        "/ops/requests",
+        "/ops/messages",
+        `/ops/users?q=${encodeURIComponent(holder.email)}`,
+        "/ops/money",
+        "/ops/audit",
+        "/ops/staff",
+      ]) {
+        await visit(page, path, testInfo);
+        await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
+        await expectAccessible(page);
+      }
+      await visit(page, `/ops/users?q=${encodeURIComponent(holder.email)}`, testInfo);
+      await page.getByRole("link", { name: holder.email }).first().click();
+      await expect(page.getByRole("heading", { level: 1 })).toContainText(holder.email);
+      await expectAccessible(page);
+    }
   });
 });

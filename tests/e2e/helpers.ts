@@ -4,6 +4,7 @@ import {
   type APIRequestContext,
   type Browser,
   type BrowserContext,
+  type Locator,
   type Page,
   type TestInfo,
 } from "@playwright/test";
@@ -365,4 +366,32 @@ export async function fundXrp(request: APIRequestContext, user: TestUser): Promi
   ops("issue-address", walletId, freshXrpAddress());
   ops("credit", walletId, "100", randomBytes(32).toString("hex").toUpperCase());
   return walletId;
+}
+
+// Keyboard alone (issue 15): Tab moves, Enter and Space act, keys type.
+
+export async function focused(target: Locator): Promise<boolean> {
+  return target.evaluate((element) => element === document.activeElement).catch(() => false);
+}
+
+/** Presses Tab (at most `max` times) until `target` has the focus. */
+export async function tabTo(page: Page, target: Locator, max = 80) {
+  for (let i = 0; i < max; i++) {
+    if (await focused(target)) return;
+    await page.keyboard.press("Tab");
+  }
+  await expect(target).toBeFocused();
+}
+
+/** Types into the focused field, replacing what it holds. */
+export async function typeText(page: Page, text: string) {
+  await page.keyboard.press("ControlOrMeta+a");
+  await page.keyboard.press("Delete");
+  await page.keyboard.type(text);
+}
+
+/** Tabs (at most `max` times) to the field labelled `label` and types `text` into it. */
+export async function typeInto(page: Page, label: string, text: string, max?: number) {
+  await tabTo(page, page.getByLabel(label, { exact: true }), max);
+  await typeText(page, text);
 }

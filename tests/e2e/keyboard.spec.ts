@@ -4,33 +4,7 @@
 // if it never comes), so a control the keyboard cannot reach fails the test.
 import type { Locator, Page, TestInfo } from "@playwright/test";
 import { describeAt, expect, test } from "./fixtures.ts";
-import { DESKTOP, fundXrp, jsEnabled, MOBILE, visit } from "./helpers.ts";
-
-async function focused(target: Locator): Promise<boolean> {
-  return target.evaluate((element) => element === document.activeElement).catch(() => false);
-}
-
-/** Presses Tab (at most `max` times) until `target` has the focus. */
-async function tabTo(page: Page, target: Locator, max = 80) {
-  for (let i = 0; i < max; i++) {
-    if (await focused(target)) return;
-    await page.keyboard.press("Tab");
-  }
-  await expect(target).toBeFocused();
-}
-
-/** Types into the focused field, replacing what it holds. */
-async function typeText(page: Page, text: string) {
-  await page.keyboard.press("ControlOrMeta+a");
-  await page.keyboard.press("Delete");
-  await page.keyboard.type(text);
-}
-
-/** Tabs (at most `max` times) to the field labelled `label` and types `text` into it. */
-async function typeInto(page: Page, label: string, text: string, max?: number) {
-  await tabTo(page, page.getByLabel(label, { exact: true }), max);
-  await typeText(page, text);
-}
+import { DESKTOP, focused, fundXrp, jsEnabled, MOBILE, tabTo, typeInto, typeText, visit } from "./helpers.ts";
 
 /** On a wallet page: tabs to 'Send COIN' (a link without scripts, a button with) and presses Enter. */
 async function openSendForm(page: Page, coin: string) {
