@@ -42,6 +42,7 @@ export default [
       route("users", "routes/ops/users.tsx"),
       route("users/:id", "routes/ops/user.tsx"),
       route("money", "routes/ops/money.tsx"),
+      route("thresholds", "routes/ops/thresholds.tsx"),
       route("audit", "routes/ops/audit.tsx"),
       route("staff", "routes/ops/staff.tsx"),
     ]),

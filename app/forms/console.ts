@@ -185,3 +185,17 @@ export const staffReasonSchema = z.object({
 });
 
 export const staffLinkSchema = z.object({ intent: z.literal("link"), email: required(254) });
+
+export const thresholdSchema = z.object({
+  coin: z.enum(["BTC", "ETH", "ADA", "BNB", "DOGE", "SOL", "TRX", "USDT", "XRP"], { error: "Not a coin." }),
+  usd: z
+    .string({ error: "Required" })
+    .trim()
+    .min(1, "Required")
+    .regex(/^\d{1,12}(\.\d{1,2})?$/u, "A plain amount in USD, like 10000 or 2500.50."),
+  reason: z
+    .string({ error: "Required" })
+    .trim()
+    .min(1, "Required")
+    .max(1000, "Must be at most 1000 characters."),
+});

@@ -149,6 +149,13 @@ test.describe("the staff console", () => {
     // A holder with 5 ETH sends 4.5 ETH (worth more than the default 10,000 USD).
     const holder = await newUser(`console-holder-${js}`);
     const wallet = await fundEth(holder, "5");
+    // With scripts, the first approver's open queue shows the new send without a reload.
+    if (jsEnabled(testInfo)) {
+      await visit(first, "/ops/sends", testInfo);
+      await first.evaluate(() => {
+        (window as unknown as { stayed?: boolean }).stayed = true;
+      });
+    }
     const sent = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
       data: {
         platform: PLATFORM,
@@ -162,6 +169,10 @@ test.describe("the staff console", () => {
     });
     expect(sent.status()).toBe(200);
     const sendId = ((await sent.json()) as { transaction: { id: string } }).transaction.id;
+    if (jsEnabled(testInfo)) {
+      await expect(first.locator(`[data-send="${sendId}"]`)).toBeVisible();
+      expect(await first.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    }
     const holderPage = await otherBrowser();
     await visit(holderPage, "/login", testInfo);
     await holderPage.getByLabel("Email").fill(holder.email);
@@ -178,6 +189,10 @@ test.describe("the staff console", () => {
     await expect(card(first).locator("[data-approvals]")).toContainText("0 of 2");
     await card(first).getByRole("button", { name: "Approve" }).click();
     await expect(first.getByRole("status").filter({ hasText: "1 of 2 approvals" })).toBeVisible();
+    // With scripts the decision went through without a page load.
+    if (jsEnabled(testInfo)) {
+      expect(await first.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+    }
     await expect(card(first).locator("[data-approvals]")).toContainText(`1 of 2 (${members.first!.email}`);
     // The same approver again: refused, and nothing changes.
     await card(first).getByRole("button", { name: "Approved by you" }).click();
@@ -345,6 +360,19 @@ test.describe("the staff console", () => {
     await expect(page.getByRole("status").filter({ hasText: `Declined the send ${sendId}` })).toBeVisible();
     await expect(card).toHaveCount(0);
 
+    // A threshold set in the console (to the default's figure, so no other test's send changes).
+    await visit(page, "/ops/thresholds", testInfo);
+    const trx = page.locator("section", { has: page.getByRole("heading", { name: "TRX", exact: true }) });
+    await trx.getByLabel("TRX threshold in USD").fill("10000.00");
+    await trx.getByLabel("Reason for the TRX change").fill("keep the default, on record");
+    await trx.getByRole("button", { name: "Set the TRX threshold" }).click();
+    await expect(
+      page
+        .getByRole("status")
+        .filter({ hasText: "Sends of TRX worth 10000.00 USD or more now need two approvers." }),
+    ).toBeVisible();
+    await expect(page.getByRole("row", { name: /^TRX 10000/u })).toContainText(email);
+
     // Every page, at a phone's width and a desktop's.
     for (const viewport of [MOBILE, DESKTOP]) {
       await page.setViewportSize(viewport);
@@ -355,6 +383,7 @@ test.describe("the staff console", () => {
         "/ops/messages",
         `/ops/users?q=${encodeURIComponent(holder.email)}`,
         "/ops/money",
+        "/ops/thresholds",
         "/ops/audit",
         "/ops/staff",
       ]) {

@@ -18,6 +18,7 @@ const SECTIONS: readonly { to: string; label: string; command: ConsoleCommand }[
   { to: "/ops/messages", label: "Messages", command: "support" },
   { to: "/ops/users", label: "Users", command: "users" },
   { to: "/ops/money", label: "Money", command: "reconcile" },
+  { to: "/ops/thresholds", label: "Thresholds", command: "thresholds" },
   { to: "/ops/audit", label: "Audit log", command: "audit" },
   { to: "/ops/staff", label: "Staff", command: "staff" },
 ];
