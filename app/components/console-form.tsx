@@ -173,7 +173,12 @@ export function CheckboxGroup({
 }
 
 /** A moment from a command's JSON (ISO 8601), readable: "2026-05-01 14:03 UTC". */
+/** An ISO time as the console writes it: "2026-11-27 18:30 UTC". */
+export function utc(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
 export function When({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <>–</>;
-  return <time dateTime={iso}>{`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}</time>;
+  return <time dateTime={iso}>{utc(iso)}</time>;
 }

@@ -5,6 +5,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
+import { When } from "../../components/console-form.tsx";
 import { can, listFor, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
 import { FormErrors } from "../../components/field.tsx";
 import { getFormProps } from "../../components/form-state.ts";
@@ -86,10 +87,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   );
 }
 
-function when(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
-}
-
 export default function Messages({ loaderData, actionData }: Route.ComponentProps) {
   const { kind, state, page, pages, total, messages, mayReply } = loaderData;
   const query = (p: number) =>
@@ -127,7 +124,7 @@ export default function Messages({ loaderData, actionData }: Route.ComponentProp
             {m.kind === "support" ? "Support" : "Contact"} message from {m.email}
           </h2>
           <p>
-            Sent {when(m.createdAt)}
+            Sent <When iso={m.createdAt} />
             {m.fullName ? <>, name {m.fullName}</> : null}
             {m.phone ? <>, phone {m.phone}</> : null}
             {m.userId ? (
@@ -145,7 +142,7 @@ export default function Messages({ loaderData, actionData }: Route.ComponentProp
               <ul>
                 {(m.replies ?? []).map((r) => (
                   <li key={`${r.at}-${r.author}`}>
-                    {r.author}, {when(r.at)}: <span className="message-text">{r.text}</span>
+                    {r.author}, <When iso={r.at} />: <span className="message-text">{r.text}</span>
                   </li>
                 ))}
               </ul>

@@ -8,6 +8,7 @@ import { data, Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { multiply, parseDecimal, toFixed } from "../../../common/decimal.ts";
 import { prices } from "../../backend.server.ts";
+import { utc, When } from "../../components/console-form.tsx";
 import { listFor, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
 import { FormErrors } from "../../components/field.tsx";
 import { SubmitButton } from "../../components/submit-button.tsx";
@@ -112,10 +113,6 @@ export async function action({ request, context }: Route.ActionArgs) {
   return redirectWithNotice(context, `/ops/sends${back.search}`, notice);
 }
 
-function when(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
-}
-
 function age(seconds: number): string {
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   if (seconds < 86_400) return `${Math.floor(seconds / 3600)} h`;
@@ -171,7 +168,7 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
             <dl>
               <dt>Requested</dt>
               <dd>
-                {when(s.requestedAt)} ({age(s.ageSeconds)} ago)
+                <When iso={s.requestedAt} /> ({age(s.ageSeconds)} ago)
               </dd>
               <dt>Value</dt>
               <dd>
@@ -190,13 +187,17 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
               <dt>Account</dt>
               <dd>
                 <Link to={`/ops/users/${s.userId}`}>{s.email}</Link>
-                {s.accountCreatedAt ? <>, opened {when(s.accountCreatedAt)}</> : null}
+                {s.accountCreatedAt ? (
+                  <>
+                    , opened <When iso={s.accountCreatedAt} />
+                  </>
+                ) : null}
               </dd>
               <dt>Approvals</dt>
               <dd data-approvals={approvals.length}>
                 {approvals.length} of {needed}
                 {approvals.length > 0 ? (
-                  <> ({approvals.map((a) => `${a.approver}, ${when(a.at)}`).join("; ")})</>
+                  <> ({approvals.map((a) => `${a.approver}, ${utc(a.at)}`).join("; ")})</>
                 ) : null}
                 {needed === 2 && approvals.length === 1 ? <> — waiting for a second approver.</> : null}
               </dd>
@@ -211,7 +212,7 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
                   ].map((a, i) => (
                     <li key={`${a.kind}-${a.at}-${i}`}>
                       {a.kind}: {a.amount} {a.coin}
-                      {a.status ? `, ${a.status}` : ""}, {when(a.at)}
+                      {a.status ? `, ${a.status}` : ""}, <When iso={a.at} />
                     </li>
                   ))}
                 </ul>

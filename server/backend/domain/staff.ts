@@ -227,6 +227,37 @@ async function requireMember(db: Db, email: string): Promise<typeof staffMembers
   return row;
 }
 
+/** Ends every session of a member (in the caller's transaction); returns how many. */
+async function endSessionsOf(db: Db, staffId: string): Promise<number> {
+  const ended = await db
+    .delete(staffSessions)
+    .where(eq(staffSessions.staffId, staffId))
+    .returning({ id: staffSessions.id });
+  return ended.length;
+}
+
+/**
+ * One change of a member by an admin, in one transaction: the member's row
+ * locked, the change, and its audit row with the reason.
+ */
+async function changeMember<T>(
+  db: Db,
+  input: { email: string; reason: string },
+  who: StaffActor,
+  action: string,
+  change: (
+    tx: Db,
+    row: typeof staffMembers.$inferSelect,
+  ) => Promise<{ result: T; details: Record<string, unknown> }>,
+): Promise<T> {
+  return db.transaction(async (tx) => {
+    const row = await requireMember(tx, input.email);
+    const { result, details } = await change(tx, row);
+    await writeAudit(tx, who, action, row.email, { staffId: row.id, ...details }, input.reason);
+    return result;
+  });
+}
+
 function checkRoles(roles: readonly string[]): StaffRole[] {
   if (roles.length === 0) throw new StaffError("Give at least one role: " + STAFF_ROLES.join(", ") + ".");
   const unknown = roles.filter((r) => !isStaffRole(r));
@@ -326,23 +357,13 @@ export async function setStaffRoles(
   who: StaffActor,
 ): Promise<StaffMember> {
   const roles = checkRoles(input.roles);
-  return db.transaction(async (tx) => {
-    const row = await requireMember(tx, input.email);
-    const before = rolesOf(row.roles);
+  return changeMember(db, input, who, "staff.roles", async (tx, row) => {
     await tx.update(staffMembers).set({ roles }).where(eq(staffMembers.id, row.id));
-    const ended = await tx
-      .delete(staffSessions)
-      .where(eq(staffSessions.staffId, row.id))
-      .returning({ id: staffSessions.id });
-    await writeAudit(
-      tx,
-      who,
-      "staff.roles",
-      row.email,
-      { staffId: row.id, before: { roles: before }, after: { roles }, sessionsEnded: ended.length },
-      input.reason,
-    );
-    return memberRow({ ...row, roles }, 0);
+    const sessionsEnded = await endSessionsOf(tx, row.id);
+    return {
+      result: memberRow({ ...row, roles }, 0),
+      details: { before: { roles: rolesOf(row.roles) }, after: { roles }, sessionsEnded },
+    };
   });
 }
 
@@ -352,31 +373,19 @@ export async function removeStaff(
   input: { email: string; reason: string },
   who: StaffActor,
 ): Promise<StaffMember> {
-  return db.transaction(async (tx) => {
-    const row = await requireMember(tx, input.email);
+  return changeMember(db, input, who, "staff.remove", async (tx, row) => {
     if (who.actor === row.email) throw new StaffError("You cannot remove yourself; ask another admin.");
     if (rolesOf(row.roles).includes("admin")) await keepOneAdmin(tx, row.id);
     await tx
       .update(staffMembers)
       .set({ removedAt: sql`now()` })
       .where(eq(staffMembers.id, row.id));
-    const ended = await tx
-      .delete(staffSessions)
-      .where(eq(staffSessions.staffId, row.id))
-      .returning({ id: staffSessions.id });
+    const sessionsEnded = await endSessionsOf(tx, row.id);
     await tx
       .update(staffEnrolments)
       .set({ usedAt: sql`now()` })
       .where(and(eq(staffEnrolments.staffId, row.id), isNull(staffEnrolments.usedAt)));
-    await writeAudit(
-      tx,
-      who,
-      "staff.remove",
-      row.email,
-      { staffId: row.id, sessionsEnded: ended.length },
-      input.reason,
-    );
-    return { ...memberRow(row, 0), removed: true };
+    return { result: { ...memberRow(row, 0), removed: true }, details: { sessionsEnded } };
   });
 }
 
@@ -403,21 +412,9 @@ export async function endStaffSessions(
   input: { email: string; reason: string },
   who: StaffActor,
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    const row = await requireMember(tx, input.email);
-    const ended = await tx
-      .delete(staffSessions)
-      .where(eq(staffSessions.staffId, row.id))
-      .returning({ id: staffSessions.id });
-    await writeAudit(
-      tx,
-      who,
-      "staff.end-sessions",
-      row.email,
-      { staffId: row.id, sessionsEnded: ended.length },
-      input.reason,
-    );
-    return ended.length;
+  return changeMember(db, input, who, "staff.end-sessions", async (tx, row) => {
+    const sessionsEnded = await endSessionsOf(tx, row.id);
+    return { result: sessionsEnded, details: { sessionsEnded } };
   });
 }
 
@@ -427,18 +424,9 @@ export async function unlockStaff(
   input: { email: string; reason: string },
   who: StaffActor,
 ): Promise<number> {
-  return db.transaction(async (tx) => {
-    const row = await requireMember(tx, input.email);
+  return changeMember(db, input, who, "staff.unlock", async (tx, row) => {
     await tx.update(staffMembers).set({ failedSignIns: 0 }).where(eq(staffMembers.id, row.id));
-    await writeAudit(
-      tx,
-      who,
-      "staff.unlock",
-      row.email,
-      { staffId: row.id, failuresCleared: row.failedSignIns },
-      input.reason,
-    );
-    return row.failedSignIns;
+    return { result: row.failedSignIns, details: { failuresCleared: row.failedSignIns } };
   });
 }
 
@@ -616,7 +604,7 @@ async function countFailure(db: Db, staffId: string): Promise<number> {
     .returning({ failures: staffMembers.failedSignIns });
   const failures = row?.failures ?? 0;
   // At the lock, every session of the member ends too.
-  if (failures >= LOCK_FAILURES) await db.delete(staffSessions).where(eq(staffSessions.staffId, staffId));
+  if (failures >= LOCK_FAILURES) await endSessionsOf(db, staffId);
   return failures;
 }
 
