@@ -285,7 +285,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
           ["pause", "sends", "--user", "00000000-0000-4000-8000-000000000000", "--reason", "x"],
           "No user with id 00000000-0000-4000-8000-000000000000.",
         ],
-        [["pauses", "--coin", "BTC"], "--coin goes with pause and resume only."],
+        [["pauses", "--coin", "BTC"], "--coin goes with pause, requests and resume only."],
         [
           ["holdings", "set", "BTC", "1"],
           "holdings set needs --source <text>: where the figure comes from (1 to 500 characters).",
