@@ -392,6 +392,14 @@ for (const { name, open, full } of targets) {
           requestedAt: seeded.xrp.requestedAt.toISOString(),
         },
       ]);
+      // --coin: that coin's only (any case); an unknown coin is refused.
+      const xrp = await cli(["requests", "--coin", "xrp", "--json"]);
+      expect(xrp.code).toBe(0);
+      expect((JSON.parse(xrp.stdout) as { walletId: string }[]).map((r) => r.walletId)).toEqual([
+        seeded.xrp.id,
+      ]);
+      expect(JSON.parse((await cli(["requests", "--coin", "ETH", "--json"])).stdout)).toEqual([]);
+      expectFailure(await cli(["requests", "--coin", "XYZ"]), /^error: Unknown coin "XYZ"\./);
       if (!full) return;
       const text = await cli(["requests"]);
       expect(text.code).toBe(0);
