@@ -330,11 +330,11 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
       [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
       [
         ["approve", wallet, "--reason", "x"],
-        /^error: --reason goes with decline, issuing, pause, resume and threshold set only\.$/m,
+        /^error: --reason goes with decline, issuing, pause, resume, staff end-sessions, staff remove, staff roles, staff unlock and threshold set only\.$/m,
       ],
       [
         ["sends", "--reason", "x"],
-        /--reason goes with decline, issuing, pause, resume and threshold set only/,
+        /--reason goes with decline, issuing, pause, resume, staff end-sessions, staff remove, staff roles, staff unlock and threshold set only/,
       ],
       [["sends", "--source", "x"], /^error: --source goes with holdings only\.$/m],
       [["sends", "extra"], /sends takes 0 arguments, got 1/],
