@@ -124,6 +124,8 @@ export const userSwitchSchema = z.object({
 
 export const unlockSchema = z.object({ intent: z.literal("unlock") });
 
+export const reconcileSchema = z.object({ intent: z.literal("reconcile") });
+
 export const holdingsSchema = z.object({
   intent: z.literal("holdings"),
   coin,

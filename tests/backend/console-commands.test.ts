@@ -165,5 +165,65 @@ for (const target of databaseTargets()) {
         kind: "refused",
       });
     });
+
+    test(
+      "a support member finds a user (users --find) and reads them in full (user); nothing written",
+      SLOW,
+      async () => {
+        const before = await auditRows();
+        const part = email.slice(0, email.indexOf("@")).toUpperCase();
+        const found = await services.run(support, "users", { options: { find: part } });
+        expect(found.ok).toBe(true);
+        const rows = (found as { data: { userId: string; email: string; wallets: unknown[] }[] }).data;
+        expect(rows.length).toBeLessThanOrEqual(50);
+        expect(rows).toContainEqual(expect.objectContaining({ userId, email, wallets: [] }));
+        expect(
+          await services.run(support, "users", { options: { find: "no-such-holder-anywhere" } }),
+        ).toEqual({
+          ok: true,
+          data: [],
+        });
+
+        for (const who of [userId, email]) {
+          const one = await services.run(support, "user", { args: [who] });
+          expect(one).toMatchObject({
+            ok: true,
+            data: {
+              userId,
+              email,
+              wallets: [],
+              transactions: [],
+              login: { failures: 0, locked: false },
+              pauses: [],
+              sessions: 0,
+            },
+          });
+          expect(Array.isArray((one as { data: { messages: unknown } }).data.messages)).toBe(true);
+        }
+        const missing = "00000000-0000-4000-8000-000000000000";
+        expect(await services.run(support, "user", { args: [missing] })).toEqual({
+          ok: false,
+          kind: "refused",
+          message: `No user with id ${missing}.`,
+        });
+        // user is support's and compliance's, not treasury's.
+        expect(await services.run(treasury, "user", { args: [userId] })).toEqual({
+          ok: false,
+          kind: "forbidden",
+          needs: "support or compliance",
+        });
+        expect(await auditRows()).toBe(before);
+      },
+    );
+
+    test("reconcile --dry-run from the console writes nothing", SLOW, async () => {
+      const before = await auditRows();
+      const outcome = await services.run(treasury, "reconcile", { options: { "dry-run": true } });
+      expect(outcome.ok).toBe(true);
+      const rows = (outcome as { data: { coin: string; pausedNow: boolean; wouldPause: boolean }[] }).data;
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) expect(r.pausedNow).toBe(false);
+      expect(await auditRows()).toBe(before);
+    });
   });
 }

@@ -285,7 +285,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
           ["pause", "sends", "--user", "00000000-0000-4000-8000-000000000000", "--reason", "x"],
           "No user with id 00000000-0000-4000-8000-000000000000.",
         ],
-        [["pauses", "--coin", "BTC"], "--coin goes with pause and resume only."],
+        [["pauses", "--coin", "BTC"], "--coin goes with pause, requests and resume only."],
         [
           ["holdings", "set", "BTC", "1"],
           "holdings set needs --source <text>: where the figure comes from (1 to 500 characters).",
@@ -441,6 +441,7 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
         shortfall: false,
         sendsPaused: null,
         pausedNow: false,
+        wouldPause: false,
       });
 
       const set = await ops(
@@ -554,6 +555,25 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
         units: units("SOL", "0.25"),
         externalTxId: "planted-1",
       });
+      // The dry run sees the shortfall and writes nothing: no pause row, no audit row.
+      const before = await written();
+      const dry = await ops("reconcile", "--dry-run", "--json", "--as", "op-d");
+      expect(dry.code).toBe(0);
+      expect((JSON.parse(dry.stdout) as { coin: string }[]).find((r) => r.coin === "SOL")).toMatchObject({
+        owed: "3.25",
+        difference: "-0.25",
+        shortfall: true,
+        sendsPaused: null,
+        pausedNow: false,
+        wouldPause: true,
+      });
+      expect(await written()).toEqual(before);
+      expect(await activePause(db, "sends", { coin: "SOL" })).toBeUndefined();
+      const dryText = (await ops("reconcile", "--dry-run", "--as", "op-d")).stdout;
+      expect(dryText).toMatch(/^Dry run: nothing was written\./u);
+      expect(dryText).toContain("Sends of SOL would be paused (automatic) by reconcile without --dry-run.");
+      expect(await written()).toEqual(before);
+
       const run = await ops("reconcile", "--json", "--as", "op-d");
       const sol = (JSON.parse(run.stdout) as { coin: string }[]).find((r) => r.coin === "SOL");
       expect(sol).toMatchObject({
@@ -579,6 +599,16 @@ describeEachDatabase("kill switches and reconciliation ($name)", { openTimeout: 
         },
       });
       expect(await walletBalance(db, who.walletId)).toBe(units("SOL", "3.25"));
+      // Once paused, a dry run says the pause is in force and would set nothing new.
+      const after = await written();
+      const dryAgain = (
+        JSON.parse((await ops("reconcile", "--dry-run", "--json", "--as", "op-d")).stdout) as {
+          coin: string;
+        }[]
+      ).find((r) => r.coin === "SOL");
+      expect(dryAgain).toMatchObject({ shortfall: true, pausedNow: false, wouldPause: false });
+      expect(dryAgain).toMatchObject({ sendsPaused: { actor: "reconcile", automatic: true } });
+      expect(await written()).toEqual(after);
       await resume(db, { what: "sends", scope: { coin: "SOL" }, reason: "done", actor: "op" });
     });
 

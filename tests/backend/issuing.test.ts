@@ -447,6 +447,6 @@ test("through the ops socket, pool add hands the server its file as an absolute 
     'Unknown coin "DOGECOIN": one of BTC, ETH, ADA, BNB, DOGE, SOL, TRX, USDT, XRP.',
   );
   expect(() => parseCommandLine(["custody", "--reason", "x"])).toThrow(
-    "--reason goes with decline, issuing, pause, resume and threshold set only.",
+    "--reason goes with decline, issuing, pause, resume, staff end-sessions, staff remove, staff roles, staff unlock and threshold set only.",
   );
 });

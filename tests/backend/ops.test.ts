@@ -330,11 +330,11 @@ describe("refusals that need no database (any DATA_DIR): exit 1 before opening i
       [["decline", wallet, "--reason"], /Option '--reason <value>' argument missing/],
       [
         ["approve", wallet, "--reason", "x"],
-        /^error: --reason goes with decline, issuing, pause, resume and threshold set only\.$/m,
+        /^error: --reason goes with decline, issuing, pause, resume, staff end-sessions, staff remove, staff roles, staff unlock and threshold set only\.$/m,
       ],
       [
         ["sends", "--reason", "x"],
-        /--reason goes with decline, issuing, pause, resume and threshold set only/,
+        /--reason goes with decline, issuing, pause, resume, staff end-sessions, staff remove, staff roles, staff unlock and threshold set only/,
       ],
       [["sends", "--source", "x"], /^error: --source goes with holdings only\.$/m],
       [["sends", "extra"], /sends takes 0 arguments, got 1/],
@@ -392,6 +392,14 @@ for (const { name, open, full } of targets) {
           requestedAt: seeded.xrp.requestedAt.toISOString(),
         },
       ]);
+      // --coin: that coin's only (any case); an unknown coin is refused.
+      const xrp = await cli(["requests", "--coin", "xrp", "--json"]);
+      expect(xrp.code).toBe(0);
+      expect((JSON.parse(xrp.stdout) as { walletId: string }[]).map((r) => r.walletId)).toEqual([
+        seeded.xrp.id,
+      ]);
+      expect(JSON.parse((await cli(["requests", "--coin", "ETH", "--json"])).stdout)).toEqual([]);
+      expectFailure(await cli(["requests", "--coin", "XYZ"]), /^error: Unknown coin "XYZ"\./);
       if (!full) return;
       const text = await cli(["requests"]);
       expect(text.code).toBe(0);

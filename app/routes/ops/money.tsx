@@ -1,13 +1,21 @@
 // Money (issue 26): reconciliation per coin — owed to holders, held for
 // sends, the holdings last recorded, the difference — and the pauses in
 // force; for treasury, recording holdings and pausing or resuming a coin.
+// Opening the page writes nothing: it shows `reconcile --dry-run`; the real
+// `reconcile` (which pauses a short coin's sends) runs from its own button.
 import { Link } from "react-router";
 import { Field } from "../../components/field.tsx";
 import { ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
 import { can, listFor, requireStaff } from "../../console.server.ts";
 import type { PauseRow } from "../../console-users.server.ts";
-import { COIN_CHOICES, coinSwitchSchema, holdingsSchema, PAUSE_WHATS } from "../../forms/console.ts";
+import {
+  COIN_CHOICES,
+  coinSwitchSchema,
+  holdingsSchema,
+  PAUSE_WHATS,
+  reconcileSchema,
+} from "../../forms/console.ts";
 import type { Route } from "./+types/money";
 
 /** One coin as `reconcile --json` gives it (amounts are the command's decimal text). */
@@ -21,6 +29,8 @@ interface CoinRow {
   shortfall: boolean;
   sendsPaused: PauseRow | null;
   pausedNow: boolean;
+  /** The dry run: a real reconcile would pause this coin's sends now. */
+  wouldPause: boolean;
 }
 
 export function meta() {
@@ -30,13 +40,14 @@ export function meta() {
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "reconcile");
   const [coins, pauses] = await Promise.all([
-    listFor<CoinRow[]>(context, staff, "reconcile"),
+    listFor<CoinRow[]>(context, staff, "reconcile", { options: { "dry-run": true } }),
     can(staff, "pauses") ? listFor<PauseRow[]>(context, staff, "pauses") : null,
   ]);
   return {
     coins,
     pauses,
     may: {
+      reconcile: can(staff, "reconcile"),
       holdings: can(staff, "holdings set"),
       pause: can(staff, "pause --coin"),
       resume: can(staff, "resume --coin"),
@@ -50,6 +61,22 @@ export async function action({ request, context }: Route.ActionArgs) {
   const { formData, intent } = await readConsoleForm(request, context);
   const args = { context, staff, formData, to: "/ops/money" };
   switch (intent) {
+    case "reconcile":
+      return runForm(
+        { ...args, form: "reconcile", schema: reconcileSchema },
+        () => ({ command: "reconcile", input: {} }),
+        (_v, json) => {
+          const rows = json as CoinRow[];
+          const paused = rows.filter((c) => c.pausedNow).map((c) => c.coin);
+          const short = rows.filter((c) => c.shortfall).map((c) => c.coin);
+          if (paused.length > 0) {
+            return `Reconciled. Holdings are short: sends of ${paused.join(", ")} are now paused (automatic).`;
+          }
+          return short.length > 0
+            ? `Reconciled. Holdings of ${short.join(", ")} are short; their sends were already paused.`
+            : "Reconciled. No coin is short: nothing was paused.";
+        },
+      );
     case "holdings":
       return runForm(
         { ...args, form: "holdings", schema: holdingsSchema },
@@ -83,14 +110,37 @@ export async function action({ request, context }: Route.ActionArgs) {
 export default function Money({ loaderData, actionData }: Route.ComponentProps) {
   const { coins, pauses, may } = loaderData;
   const shortfalls = coins.filter((c) => c.shortfall);
+  const unpaused = shortfalls.filter((c) => c.wouldPause).map((c) => c.coin);
+  const paused = shortfalls.filter((c) => !c.wouldPause).map((c) => c.coin);
   return (
     <>
       <h1>Money</h1>
       {shortfalls.length > 0 ? (
-        <p className="console-refusal" role="alert">
-          Shortfall: holdings of {shortfalls.map((c) => c.coin).join(", ")} are below what is owed plus held
-          for sends. Their sends are paused until someone resumes them.
-        </p>
+        <div className="console-refusal" role="alert">
+          <p>
+            Shortfall: holdings of {shortfalls.map((c) => c.coin).join(", ")} are below what is owed plus held
+            for sends.
+          </p>
+          {paused.length > 0 ? (
+            <p>Sends of {paused.join(", ")} are paused until someone resumes them.</p>
+          ) : null}
+          {unpaused.length > 0 ? (
+            <p>Sends of {unpaused.join(", ")} are not paused yet: reconciling now pauses them (automatic).</p>
+          ) : null}
+        </div>
+      ) : null}
+      <p>
+        These figures are computed as the page opens; opening it changes nothing. Reconciling pauses the sends
+        of a coin whose holdings are short.
+      </p>
+      {may.reconcile ? (
+        <ConsoleForm
+          id="reconcile"
+          intent="reconcile"
+          schema={() => import("../../forms/console.ts").then((m) => m.reconcileSchema)}
+          result={replyFor(actionData, "reconcile")}
+          submit="Reconcile now"
+        />
       ) : null}
       <table>
         <caption>Reconciliation per coin: holdings − (owed + held for sends)</caption>
@@ -135,7 +185,11 @@ export default function Money({ loaderData, actionData }: Route.ComponentProps) 
                 {c.shortfall ? " (shortfall)" : ""}
               </td>
               <td>
-                {c.sendsPaused ? `paused${c.sendsPaused.automatic ? " (automatic)" : ""}` : "open"}
+                {c.sendsPaused
+                  ? `paused${c.sendsPaused.automatic ? " (automatic)" : ""}`
+                  : c.wouldPause
+                    ? "open (reconciling pauses them)"
+                    : "open"}
                 {c.heldForSends !== c.pendingSends ? ` — pending sends add up to ${c.pendingSends}` : ""}
               </td>
             </tr>

@@ -1,6 +1,9 @@
 // Wallet requests (issue 26): the wallets waiting for an address (oldest
-// first), the address pools and how each coin issues; giving a wallet its
-// address by hand, switching a coin's issuing, reporting a deposit.
+// first, 25 a page, one coin or all: ?coin= and ?page=, plain links and a GET
+// form, so it works with scripts off), the address pools and how each coin
+// issues; giving a wallet its address by hand, switching a coin's issuing,
+// reporting a deposit.
+import { Form, Link } from "react-router";
 import { Field } from "../../components/field.tsx";
 import { ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
@@ -51,15 +54,49 @@ export function meta() {
   return [{ title: "Wallet requests — Coinkeep staff console" }];
 }
 
+const PAGE_SIZE = 25;
+
+/** The queue's filter and page from the URL: an unknown coin is all coins, a bad page the first. */
+function queueOf(url: URL): { coin: (typeof COIN_CHOICES)[number] | null; page: number } {
+  const coinText = (url.searchParams.get("coin") ?? "").toUpperCase();
+  const coin = COIN_CHOICES.find((c) => c === coinText) ?? null;
+  const pageText = url.searchParams.get("page") ?? "";
+  const page = /^[1-9]\d{0,5}$/u.test(pageText) ? Number(pageText) : 1;
+  return { coin, page };
+}
+
+/** The queue's address with this filter and page (the first page and all coins say nothing). */
+function queueHref(coin: string | null, page: number): string {
+  const query = new URLSearchParams();
+  if (coin) query.set("coin", coin);
+  if (page > 1) query.set("page", String(page));
+  const text = query.toString();
+  return text === "" ? "/ops/requests" : `/ops/requests?${text}`;
+}
+
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "requests");
-  const [requests, pools, custody] = await Promise.all([
-    listFor<RequestRow[]>(context, staff, "requests"),
+  const wanted = queueOf(new URL(request.url));
+  const [all, pools, custody] = await Promise.all([
+    listFor<RequestRow[]>(context, staff, "requests", { options: { coin: wanted.coin ?? undefined } }),
     can(staff, "pool") ? listFor<PoolRow[]>(context, staff, "pool") : null,
     can(staff, "custody") ? listFor<CustodyRow[]>(context, staff, "custody") : null,
   ]);
+  // Oldest first, as the command lists them; a page past the end shows the last.
+  const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
+  const page = Math.min(wanted.page, pages);
+  const requests = all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
   return {
     requests,
+    queue: {
+      coin: wanted.coin,
+      page,
+      pages,
+      total: all.length,
+      first: (page - 1) * PAGE_SIZE + 1,
+      earlier: page > 1 ? queueHref(wanted.coin, page - 1) : null,
+      later: page < pages ? queueHref(wanted.coin, page + 1) : null,
+    },
     pools,
     custody,
     may: {
@@ -74,7 +111,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 export async function action({ request, context }: Route.ActionArgs) {
   const staff = await requireStaff(request, context, "requests");
   const { formData, intent } = await readConsoleForm(request, context);
-  const args = { context, staff, formData, to: "/ops/requests" };
+  // Back to the same page of the queue after a form.
+  const { coin, page } = queueOf(new URL(request.url));
+  const args = { context, staff, formData, to: queueHref(coin, page) };
   switch (intent) {
     case "issue-address": {
       const walletId = formData.get("walletId");
@@ -146,14 +185,35 @@ const MODE_TEXT: Record<CustodyRow["mode"], string> = {
 };
 
 export default function Requests({ loaderData, actionData }: Route.ComponentProps) {
-  const { requests, pools, custody, may } = loaderData;
+  const { requests, queue, pools, custody, may } = loaderData;
+  const which = queue.coin ? `${queue.coin} ` : "";
   return (
     <>
       <h1>Wallet requests</h1>
       <h2 id="requests-waiting">Waiting for an address</h2>
-      {requests.length === 0 ? (
-        <p>No wallet requests are waiting for an address.</p>
-      ) : (
+      <Form method="get" aria-label="Filter wallet requests" className="console-filters">
+        <div className="field">
+          <label htmlFor="requests-coin">Coin</label>
+          <select id="requests-coin" name="coin" defaultValue={queue.coin ?? ""}>
+            <option value="">All coins</option>
+            {COIN_CHOICES.map((c) => (
+              <option key={c} value={c}>
+                {c}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="button button-secondary">
+          Show
+        </button>
+      </Form>
+      <p role="status">
+        {queue.total === 0
+          ? `No ${which}wallet requests are waiting for an address.`
+          : `${queue.total} ${which}${queue.total === 1 ? "request" : "requests"} waiting, oldest first. ` +
+            `Showing ${queue.first} to ${queue.first + requests.length - 1} (page ${queue.page} of ${queue.pages}).`}
+      </p>
+      {requests.length === 0 ? null : (
         <table aria-labelledby="requests-waiting">
           <thead>
             <tr>
@@ -201,6 +261,26 @@ export default function Requests({ loaderData, actionData }: Route.ComponentProp
           </tbody>
         </table>
       )}
+      {queue.earlier || queue.later ? (
+        <nav aria-label="Pages of wallet requests">
+          <ul>
+            {queue.earlier ? (
+              <li>
+                <Link to={queue.earlier} rel="prev">
+                  Earlier requests
+                </Link>
+              </li>
+            ) : null}
+            {queue.later ? (
+              <li>
+                <Link to={queue.later} rel="next">
+                  Later requests
+                </Link>
+              </li>
+            ) : null}
+          </ul>
+        </nav>
+      ) : null}
 
       {custody !== null ? (
         <>

@@ -1,14 +1,16 @@
-// One user (issue 26): their wallets with addresses and balances, the pauses
-// that reach them, their login lock, their recent support messages; and, as
-// the member's roles allow, a compliance message, pausing or resuming them,
-// and lifting their login lock.
+// One user (issue 26), from `user <id>`: their wallets with addresses,
+// balances and whether sends are paused, the last transactions, the
+// compliance messages they can see (opened or not), their login lock, the
+// pauses set for them, their live sessions, and their support messages; and,
+// as the member's roles allow, a compliance message, pausing or resuming
+// them, and lifting their login lock.
 import { data } from "react-router";
 import type { ConsoleCommand } from "../../../common/contract/console.ts";
 import { Field } from "../../components/field.tsx";
 import { ConsoleForm, replyFor, SelectField, TextAreaField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
 import { can, requireStaff } from "../../console.server.ts";
-import { userDetail } from "../../console-users.server.ts";
+import { userDetail, type UserDetailRow } from "../../console-users.server.ts";
 import { PAUSE_WHATS, unlockSchema, userMessageSchema, userSwitchSchema } from "../../forms/console.ts";
 import type { Route } from "./+types/user";
 
@@ -19,7 +21,7 @@ export function meta({ loaderData }: Route.MetaArgs) {
 }
 
 async function find(request: Request, context: Route.LoaderArgs["context"], id: string) {
-  const staff = await requireStaff(request, context, "users");
+  const staff = await requireStaff(request, context, "user");
   const detail = UUID.test(id) ? await userDetail(context, staff, id) : null;
   if (!detail) throw data(`No user with id ${id}.`, { status: 404 });
   return { staff, detail };
@@ -77,14 +79,51 @@ export async function action({ request, context, params }: Route.ActionArgs) {
   }
 }
 
+const SENDS_TEXT: Record<"coin" | "user", string> = {
+  coin: "paused (the coin, for everyone)",
+  user: "paused (this user)",
+};
+
+/** Where a transaction went (a send's address and tag) or came from (a deposit's txid). */
+function Where({ t }: { t: UserDetailRow["transactions"][number] }) {
+  if (t.kind === "deposit") {
+    return t.txid ? (
+      <>
+        txid <span className="mono">{t.txid}</span>
+      </>
+    ) : (
+      <>–</>
+    );
+  }
+  return (
+    <>
+      to <span className="mono">{t.address ?? "–"}</span>
+      {t.destinationTag ? (
+        <>
+          {" "}
+          tag <span className="mono">{t.destinationTag}</span>
+        </>
+      ) : null}
+    </>
+  );
+}
+
 export default function User({ loaderData, actionData }: Route.ComponentProps) {
-  const { user, pauses, lock, messages, may } = loaderData;
-  const paused = new Set(pauses?.map((p) => p.what) ?? []);
+  const { user, supportMessages, may } = loaderData;
+  const { login, pauses } = user;
+  const paused = new Set(pauses.map((p) => p.what));
   return (
     <>
       <h1>{user.email}</h1>
       <p>
         User id <span className="mono">{user.userId}</span>, created <When iso={user.createdAt} />.
+      </p>
+      <p>
+        Live sessions:{" "}
+        {user.sessions === null
+          ? "unknown (the web tier keeps them on another server)"
+          : `${user.sessions} signed in now`}
+        .
       </p>
 
       <h2 id="user-wallets">Wallets</h2>
@@ -100,6 +139,7 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
               <th scope="col" className="num">
                 Available balance
               </th>
+              <th scope="col">Sends</th>
               <th scope="col">Wallet id</th>
             </tr>
           </thead>
@@ -112,6 +152,7 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
                 <td className="num">
                   {w.balance} {w.coin}
                 </td>
+                <td>{w.sendsPaused ? SENDS_TEXT[w.sendsPaused] : "open"}</td>
                 <td className="mono">{w.id}</td>
               </tr>
             ))}
@@ -119,64 +160,134 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
         </table>
       )}
 
-      {pauses !== null ? (
-        <>
-          <h2 id="user-pauses">Pauses</h2>
-          {pauses.length === 0 ? (
-            <p>Nothing is paused for this user. (Pauses of a whole coin are on the Money page.)</p>
-          ) : (
-            <table aria-labelledby="user-pauses">
-              <thead>
-                <tr>
-                  <th scope="col">What</th>
-                  <th scope="col">Since</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {pauses.map((p) => (
-                  <tr key={p.id}>
-                    <td>{p.what}</td>
-                    <td>
-                      <When iso={p.since} />
-                    </td>
-                    <td>
-                      {p.actor}
-                      {p.automatic ? " (automatic)" : ""}
-                    </td>
-                    <td className="message-text">{p.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
-        </>
+      <h2 id="user-transactions">Last transactions</h2>
+      {user.transactions.length === 0 ? (
+        <p>No transactions.</p>
+      ) : (
+        <table aria-labelledby="user-transactions">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Kind</th>
+              <th scope="col">Coin</th>
+              <th scope="col" className="num">
+                Amount
+              </th>
+              <th scope="col" className="num">
+                USD
+              </th>
+              <th scope="col">Status</th>
+              <th scope="col">Address or txid</th>
+            </tr>
+          </thead>
+          <tbody>
+            {user.transactions.map((t) => (
+              <tr key={`${t.kind}-${t.id}`}>
+                <td>
+                  <When iso={t.at} />
+                </td>
+                <td>{t.kind}</td>
+                <td>{t.coin}</td>
+                <td className="num">
+                  {t.amount} {t.coin}
+                </td>
+                <td className="num">{t.amountUsd ?? "–"}</td>
+                <td>{t.status}</td>
+                <td>
+                  <Where t={t} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2 id="user-compliance">Compliance messages they can see</h2>
+      {user.messages.length === 0 ? (
+        <p>None.</p>
+      ) : (
+        <table aria-labelledby="user-compliance">
+          <thead>
+            <tr>
+              <th scope="col">Sent</th>
+              <th scope="col">To</th>
+              <th scope="col">Opened</th>
+              <th scope="col">Message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {user.messages.map((m) => (
+              <tr key={m.id}>
+                <td>
+                  <When iso={m.createdAt} />
+                </td>
+                <td>{m.toAll ? "everyone" : "this user"}</td>
+                <td>
+                  {m.opened ? (
+                    <>
+                      opened <When iso={m.openedAt} />
+                    </>
+                  ) : (
+                    "not opened"
+                  )}
+                </td>
+                <td className="message-text">{m.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+
+      <h2>Login</h2>
+      <p>
+        {login.locked
+          ? `Password login is locked after ${login.failures} failed logins.`
+          : login.failures > 0
+            ? `Open; ${login.failures} failed logins since the last successful one.`
+            : "Open; no failed logins."}
+      </p>
+      {may.unlock && login.failures > 0 ? (
+        <ConsoleForm
+          id="unlock"
+          intent="unlock"
+          schema={() => import("../../forms/console.ts").then((m) => m.unlockSchema)}
+          result={replyFor(actionData, "unlock")}
+          submit="Unlock login"
+        >
+          {() => <p>Check first that the person asking owns the account.</p>}
+        </ConsoleForm>
       ) : null}
 
-      {lock !== null ? (
-        <>
-          <h2>Login</h2>
-          <p>
-            {lock.locked
-              ? `Password login is locked after ${lock.failures} failed logins.`
-              : lock.failures > 0
-                ? `Open; ${lock.failures} failed logins since the last successful one.`
-                : "Open; no failed logins."}
-          </p>
-          {may.unlock && lock.failures > 0 ? (
-            <ConsoleForm
-              id="unlock"
-              intent="unlock"
-              schema={() => import("../../forms/console.ts").then((m) => m.unlockSchema)}
-              result={replyFor(actionData, "unlock")}
-              submit="Unlock login"
-            >
-              {() => <p>Check first that the person asking owns the account.</p>}
-            </ConsoleForm>
-          ) : null}
-        </>
-      ) : null}
+      <h2 id="user-pauses">Pauses</h2>
+      {pauses.length === 0 ? (
+        <p>Nothing is paused for this user. (Pauses of a whole coin are on the Money page.)</p>
+      ) : (
+        <table aria-labelledby="user-pauses">
+          <thead>
+            <tr>
+              <th scope="col">What</th>
+              <th scope="col">Since</th>
+              <th scope="col">By</th>
+              <th scope="col">Reason</th>
+            </tr>
+          </thead>
+          <tbody>
+            {pauses.map((p) => (
+              <tr key={p.id}>
+                <td>{p.what}</td>
+                <td>
+                  <When iso={p.createdAt} />
+                </td>
+                <td>
+                  {p.actor}
+                  {p.automatic ? " (automatic)" : ""}
+                </td>
+                <td className="message-text">{p.reason}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
 
       {may.message ? (
         <section aria-labelledby="message-title" className="console-card">
@@ -238,14 +349,14 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
         </section>
       ) : null}
 
-      {messages !== null ? (
+      {supportMessages !== null ? (
         <>
           <h2 id="user-messages">Support messages from this user</h2>
-          {messages.length === 0 ? (
+          {supportMessages.length === 0 ? (
             <p>None.</p>
           ) : (
             <ul className="console-messages">
-              {messages.map((m) => (
+              {supportMessages.map((m) => (
                 <li key={m.id}>
                   <p>
                     <When iso={m.createdAt} /> ({m.kind}){m.fullName ? ` from ${m.fullName}` : ""}

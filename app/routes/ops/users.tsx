@@ -12,10 +12,10 @@ export function meta() {
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "users");
   const q = (new URL(request.url).searchParams.get("q") ?? "").trim().slice(0, 254);
-  const { rows, matched } = await findUsers(context, staff, q);
+  const { rows, more } = await findUsers(context, staff, q);
   return {
     q,
-    matched,
+    more,
     limit: MAX_RESULTS,
     users: rows.map((u) => ({
       id: u.userId,
@@ -27,7 +27,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
 }
 
 export default function Users({ loaderData }: Route.ComponentProps) {
-  const { q, matched, limit, users } = loaderData;
+  const { q, more, limit, users } = loaderData;
   return (
     <>
       <h1>Users</h1>
@@ -42,11 +42,13 @@ export default function Users({ loaderData }: Route.ComponentProps) {
       </Form>
       <h2 id="users-results">{q === "" ? "All users" : `Users matching “${q}”`}</h2>
       <p role="status">
-        {matched === 0
-          ? "No user matches."
-          : matched > limit
-            ? `${matched} match; the first ${limit} are shown. Narrow the search.`
-            : `${matched} ${matched === 1 ? "user" : "users"}.`}
+        {users.length === 0
+          ? q === ""
+            ? "No users yet."
+            : "No user matches."
+          : more
+            ? `The first ${limit} are shown; there may be more. Narrow the search.`
+            : `${users.length} ${users.length === 1 ? "user" : "users"}.`}
       </p>
       {users.length > 0 ? (
         <table aria-labelledby="users-results">

@@ -40,7 +40,12 @@ export interface CoinReconciliation {
   sendsPause: ActivePause | undefined;
   /** True when this check itself paused the coin's sends. */
   pausedNow: boolean;
+  /** A dry run only: true when a real check would pause the coin's sends now (short, not yet paused). */
+  wouldPause: boolean;
 }
+
+/** A coin's figures alone, before any pause they cause. */
+type Figures = Omit<CoinReconciliation, "sendsPause" | "pausedNow" | "wouldPause">;
 
 /** The rows of a raw statement, on either driver (both answer { rows }). */
 function rowsOf<T>(result: unknown): T[] {
@@ -63,10 +68,7 @@ function byCoin<T extends { coin: string }>(rows: T[]): Map<string, T> {
 }
 
 /** The figures of every supported coin, read inside db (the caller's transaction when given one). */
-async function figures(
-  db: AppDb,
-  only?: Ticker,
-): Promise<Omit<CoinReconciliation, "sendsPause" | "pausedNow">[]> {
+async function figures(db: AppDb, only?: Ticker): Promise<Figures[]> {
   // Owed: wallets' running balances. Held: credits − debits of each pending account's transfers.
   const owedRows = rowsOf<{ coin: string; owed: string }>(
     await db.execute(sql`
@@ -125,7 +127,7 @@ async function figures(
 }
 
 /** Why an automatic pause was set, with the figures (exact decimals). */
-function shortfallReason(f: Omit<CoinReconciliation, "sendsPause" | "pausedNow">): string {
+function shortfallReason(f: Figures): string {
   const c = f.coin;
   const units = (u: bigint) => `${formatAmount(c, u)} ${c}`;
   return (
@@ -138,20 +140,26 @@ function shortfallReason(f: Omit<CoinReconciliation, "sendsPause" | "pausedNow">
  * Compares, and pauses the sends of each coin short of its liabilities (a
  * `pauses` row, automatic, actor 'reconcile', with its audit row); a coin
  * already paused stays as it is. Run inside one transaction: the figures and
- * the pauses they cause are written together or not at all.
+ * the pauses they cause are written together or not at all. With `dryRun`,
+ * the same figures and nothing written: each short coin not yet paused says
+ * it would be (wouldPause).
  */
 async function check(
   db: AppDb,
   operator: string,
   trigger: string,
-  only?: Ticker,
+  { only, dryRun = false }: { only?: Ticker; dryRun?: boolean } = {},
 ): Promise<CoinReconciliation[]> {
   return db.transaction(async (tx) => {
     const all = await figures(tx, only);
     const out: CoinReconciliation[] = [];
     for (const f of all) {
+      const short = f.difference !== undefined && f.difference < 0n;
       let pausedNow = false;
-      if (f.difference !== undefined && f.difference < 0n) {
+      let wouldPause = false;
+      if (short && dryRun) {
+        wouldPause = (await activePause(tx, "sends", { coin: f.coin })) === undefined;
+      } else if (short) {
         const result = await pause(tx, {
           what: "sends",
           scope: { coin: f.coin },
@@ -161,15 +169,22 @@ async function check(
         });
         pausedNow = result.ok;
       }
-      out.push({ ...f, sendsPause: await activePause(tx, "sends", { coin: f.coin }), pausedNow });
+      out.push({ ...f, sendsPause: await activePause(tx, "sends", { coin: f.coin }), pausedNow, wouldPause });
     }
     return out;
   });
 }
 
-/** `ops reconcile`: every coin's figures; short coins' sends pause. */
-export async function reconcile(db: AppDb, operator: string): Promise<CoinReconciliation[]> {
-  return check(db, operator, "reconcile");
+/**
+ * `ops reconcile`: every coin's figures; short coins' sends pause. With
+ * `dryRun` (`reconcile --dry-run`), the same figures and nothing written.
+ */
+export async function reconcile(
+  db: AppDb,
+  operator: string,
+  { dryRun = false }: { dryRun?: boolean } = {},
+): Promise<CoinReconciliation[]> {
+  return check(db, operator, "reconcile", { dryRun });
 }
 
 export interface SetHoldingsInput {
@@ -210,7 +225,7 @@ export async function setHoldings(db: AppDb, input: SetHoldingsInput): Promise<C
         before: before ? { amount: formatAmount(input.coin, before.units), source: before.source } : null,
       },
     });
-    const [coin] = await check(tx, input.actor, "holdings set", input.coin);
+    const [coin] = await check(tx, input.actor, "holdings set", { only: input.coin });
     if (!coin) throw new Error("reconciliation of the coin missing");
     return coin;
   });

@@ -492,8 +492,8 @@ export interface WalletRequest {
   requestedAt: Date;
 }
 
-/** Wallets waiting for an address, oldest request first. */
-export async function pendingWalletRequests(db: AppDb): Promise<WalletRequest[]> {
+/** Wallets waiting for an address (of one coin, when given), oldest request first. */
+export async function pendingWalletRequests(db: AppDb, coin?: Ticker): Promise<WalletRequest[]> {
   const rows = await db
     .select({
       walletId: wallets.id,
@@ -504,7 +504,7 @@ export async function pendingWalletRequests(db: AppDb): Promise<WalletRequest[]>
     })
     .from(wallets)
     .innerJoin(users, eq(users.id, wallets.userId))
-    .where(isNull(wallets.address))
+    .where(coin ? and(isNull(wallets.address), eq(wallets.coin, coin)) : isNull(wallets.address))
     .orderBy(asc(wallets.requestedAt), asc(wallets.id));
   return rows.map((row) => {
     if (!isTicker(row.coin)) throw new Error(`unknown coin in the database: ${row.coin}`);

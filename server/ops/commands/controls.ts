@@ -157,7 +157,9 @@ function reconcileText(rows: readonly CoinReconciliation[]): string {
       `SHORTFALL ${r.coin}: holdings are ${short} below what is owed plus held for sends. ` +
         (r.pausedNow
           ? `Sends of ${r.coin} are now paused (automatic).`
-          : `Sends of ${r.coin} stay paused (since ${r.sendsPause?.createdAt.toISOString()}, by ${r.sendsPause?.actor}).`) +
+          : r.wouldPause
+            ? `Sends of ${r.coin} would be paused (automatic) by reconcile without --dry-run.`
+            : `Sends of ${r.coin} stay paused (since ${r.sendsPause?.createdAt.toISOString()}, by ${r.sendsPause?.actor}).`) +
         ` An automatic pause stays until an operator resumes it: resume sends --coin ${r.coin} --reason <text>`,
     );
   }
@@ -182,6 +184,7 @@ function reconcileJson(r: CoinReconciliation) {
     shortfall: r.difference !== undefined && r.difference < 0n,
     sendsPaused: r.sendsPause ? pauseJson(r.sendsPause, null) : null,
     pausedNow: r.pausedNow,
+    wouldPause: r.wouldPause,
   };
 }
 
@@ -388,8 +391,11 @@ more (action pause) when it pauses.`,
 
   defineCommand({
     name: "reconcile",
-    summary: [["reconcile", "owed vs holdings per coin; a shortfall pauses sends"]],
-    usage: `Usage: node server/ops/cli.ts reconcile [--as <name>] [--json]
+    summary: [
+      ["reconcile", "owed vs holdings per coin; a shortfall pauses sends"],
+      ["    --dry-run", "the same figures; writes nothing, says which coins would pause"],
+    ],
+    usage: `Usage: node server/ops/cli.ts reconcile [--dry-run] [--as <name>] [--json]
 
 Per coin: owed to holders (the wallets' available balances), held for pending
 sends, the holdings last recorded (holdings set; "not recorded" when none), and
@@ -397,15 +403,21 @@ the difference: holdings − (owed + held), exact. A coin whose holdings fall
 below owed + held has its sends paused automatically, in the same transaction,
 with an audit_log row (action pause, actor reconcile) naming the figures; the
 pause stays until an operator resumes it. Without recorded holdings a coin is
-not checked.`,
+not checked.
+
+--dry-run computes the same figures and writes nothing: no pause, no audit
+row. A short coin whose sends are not paused yet is reported as one that would
+be paused (JSON: wouldPause true); run reconcile without it to pause them.`,
+    options: { "dry-run": { type: "boolean" } },
     changes: true,
     arguments: 0,
-    check: () => undefined,
-    async run(ctx) {
+    check: (_args, options) => ({ dryRun: options["dry-run"] === true }),
+    async run(ctx, { dryRun }) {
       const { reconcile } = await import("../../backend/domain/reconcile.ts");
-      return reconcile(ctx.db, ctx.actor);
+      return reconcile(ctx.db, ctx.actor, { dryRun });
     },
     json: (rows) => rows.map(reconcileJson),
-    text: (rows) => reconcileText(rows),
+    text: (rows, { dryRun }) =>
+      dryRun ? `Dry run: nothing was written.\n\n${reconcileText(rows)}` : reconcileText(rows),
   }),
 ];

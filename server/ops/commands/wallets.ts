@@ -1,5 +1,5 @@
 // Wallets: requests waiting for an address, issuing it, crediting deposits, the users overview.
-import { COINS, TICKERS, type Ticker } from "../../../common/coins.ts";
+import { COINS, isTicker, TICKERS, type Ticker } from "../../../common/coins.ts";
 import { formatAmount, parseAmount } from "../../backend/domain/amounts.ts";
 import type { VouchResult } from "../../backend/domain/deposits.ts";
 import type { OpsCommand } from "./define.ts";
@@ -27,18 +27,25 @@ function describeDeposit(coin: Ticker, d: { units: bigint; walletId: string; cre
 export const WALLET_COMMANDS: readonly OpsCommand[] = [
   defineCommand({
     name: "requests",
-    summary: [["requests", "wallet requests waiting for an address"]],
-    usage: `Usage: node server/ops/cli.ts requests [--json]
+    summary: [["requests [--coin T]", "wallet requests waiting for an address"]],
+    usage: `Usage: node server/ops/cli.ts requests [--coin <TICKER>] [--json]
 
 Lists the wallets users requested that have no address yet, oldest first:
-requested at, user e-mail, coin, wallet id. Give each one an address with
-issue-address.`,
+requested at, user e-mail, coin, wallet id; with --coin, only that coin's.
+Give each one an address with issue-address.`,
+    options: { coin: { type: "string" } },
     changes: false,
     arguments: 0,
-    check: () => undefined,
-    async run(ctx) {
+    check(_args, options) {
+      if (options.coin === undefined) return { coin: undefined };
+      const upper = options.coin.trim().toUpperCase();
+      if (!isTicker(upper))
+        throw new OpsError(`Unknown coin "${options.coin}". Coins: ${TICKERS.join(", ")}.`);
+      return { coin: upper };
+    },
+    async run(ctx, { coin }) {
       const { pendingWalletRequests } = await import("../../backend/domain/wallets.ts");
-      return pendingWalletRequests(ctx.db);
+      return pendingWalletRequests(ctx.db, coin);
     },
     json: (rows) =>
       rows.map((r) => ({
@@ -47,9 +54,9 @@ issue-address.`,
         coin: r.coin,
         requestedAt: r.requestedAt.toISOString(),
       })),
-    text: (rows) =>
+    text: (rows, { coin }) =>
       rows.length === 0
-        ? "No wallet requests are waiting for an address."
+        ? `No ${coin ? `${coin} ` : ""}wallet requests are waiting for an address.`
         : `${table(
             ["REQUESTED AT", "E-MAIL", "COIN", "WALLET ID"],
             rows.map((r) => [r.requestedAt.toISOString(), r.email, r.coin, r.walletId]),
