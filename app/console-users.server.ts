@@ -94,6 +94,8 @@ export interface SupportRow {
   ip: string | null;
   userId: string | null;
   createdAt: string;
+  /** Staff replies to it, oldest first (the reply command). */
+  replies: { id: string; author: string; at: string; text: string; messageId: string }[];
 }
 
 /** At most this many users are shown (`users --find` answers at most 50). */

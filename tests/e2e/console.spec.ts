@@ -35,6 +35,9 @@ interface Member {
   lastCode: number;
 }
 
+/** The TOTP time step of a moment. */
+const step = (t: number) => Math.floor(t / 30_000);
+
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);
 
 /** Opens an enrolment link in `page` and enrols: a password and the app's current code. */
@@ -75,7 +78,6 @@ async function signIn(page: Page, testInfo: TestInfo, who: Member) {
   await page.getByRole("button", { name: "Continue" }).click();
   await expect(page.getByRole("heading", { name: "Enter your code" })).toBeVisible();
   // ±1 step is accepted: the next step's code works at once when this step's is used.
-  const step = (t: number) => Math.floor(t / 30_000);
   const at = Math.max(Date.now(), (step(who.lastCode) + 1) * 30_000);
   if (at - Date.now() > 30_000) await page.waitForTimeout(at - Date.now() - 30_000 + 500);
   await page.getByRole("textbox", { name: "Code" }).fill(totpCode(who.secret, at));

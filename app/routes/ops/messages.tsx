@@ -6,6 +6,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { When } from "../../components/console-form.tsx";
+import type { SupportRow } from "../../console-users.server.ts";
 import { can, listFor, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
 import { FormErrors } from "../../components/field.tsx";
 import { getFormProps } from "../../components/form-state.ts";
@@ -19,23 +20,7 @@ export function meta() {
   return [{ title: "Messages — Coinkeep staff" }];
 }
 
-interface Reply {
-  author: string;
-  at: string;
-  text: string;
-}
-
-interface SupportMessage {
-  id: string;
-  kind: "support" | "contact";
-  email: string;
-  fullName: string | null;
-  phone: string | null;
-  comment: string;
-  userId: string | null;
-  createdAt: string;
-  replies?: Reply[];
-}
+type SupportMessage = SupportRow;
 
 const PAGE = 25;
 
@@ -49,7 +34,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const all = await listFor<SupportMessage[]>(context, staff, "support", {
     options: { limit: "1000", kind: kind || undefined },
   });
-  const shown = state === "unanswered" ? all.filter((m) => (m.replies ?? []).length === 0) : all;
+  const shown = state === "unanswered" ? all.filter((m) => m.replies.length === 0) : all;
   return {
     kind,
     state,
@@ -136,11 +121,11 @@ export default function Messages({ loaderData, actionData }: Route.ComponentProp
             .
           </p>
           <p className="message-text">{m.comment}</p>
-          {(m.replies ?? []).length > 0 ? (
+          {m.replies.length > 0 ? (
             <>
               <h3>Replies</h3>
               <ul>
-                {(m.replies ?? []).map((r) => (
+                {m.replies.map((r) => (
                   <li key={`${r.at}-${r.author}`}>
                     {r.author}, <When iso={r.at} />: <span className="message-text">{r.text}</span>
                   </li>
