@@ -5,6 +5,7 @@
 // `reconcile` (which pauses a short coin's sends) runs from its own button.
 import { Link } from "react-router";
 import { Field } from "../../components/field.tsx";
+import { PausesTable, SwitchForm } from "../../components/console-pauses.tsx";
 import { ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
 import { can, listFor, requireStaff } from "../../console.server.ts";
@@ -203,43 +204,23 @@ export default function Money({ loaderData, actionData }: Route.ComponentProps) 
           {pauses.length === 0 ? (
             <p>Nothing is paused.</p>
           ) : (
-            <table aria-labelledby="money-pauses">
-              <thead>
-                <tr>
-                  <th scope="col">What</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">Since</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Reason</th>
-                </tr>
-              </thead>
-              <tbody>
-                {pauses.map((p) => (
-                  <tr key={p.id}>
-                    <td>{p.what}</td>
-                    <td>
-                      {p.coin !== null ? (
-                        `coin ${p.coin} (every user)`
-                      ) : may.users && p.userId ? (
-                        <>
-                          user <Link to={`/ops/users/${p.userId}`}>{p.email ?? p.userId}</Link>
-                        </>
-                      ) : (
-                        `user ${p.email ?? p.userId ?? ""}`
-                      )}
-                    </td>
-                    <td>
-                      <When iso={p.since} />
-                    </td>
-                    <td>
-                      {p.actor}
-                      {p.automatic ? " (automatic)" : ""}
-                    </td>
-                    <td className="message-text">{p.reason}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
+            <PausesTable
+              labelledBy="money-pauses"
+              scoped
+              pauses={pauses.map((p) => ({
+                ...p,
+                scope:
+                  p.coin !== null ? (
+                    `coin ${p.coin} (every user)`
+                  ) : may.users && p.userId ? (
+                    <>
+                      user <Link to={`/ops/users/${p.userId}`}>{p.email ?? p.userId}</Link>
+                    </>
+                  ) : (
+                    `user ${p.email ?? p.userId ?? ""}`
+                  ),
+              }))}
+            />
           )}
         </>
       ) : null}
@@ -267,46 +248,18 @@ export default function Money({ loaderData, actionData }: Route.ComponentProps) 
       ) : null}
 
       {may.pause ? (
-        <section aria-labelledby="coin-pause-title" className="console-card">
-          <h2 id="coin-pause-title">Pause a coin</h2>
-          <ConsoleForm
-            id="pause"
-            intent="pause"
-            schema={() => import("../../forms/console.ts").then((m) => m.coinSwitchSchema)}
-            result={replyFor(actionData, "pause")}
-            submit="Pause"
-          >
-            {(f) => (
-              <>
-                <SelectField meta={f.what} label="What to pause" options={PAUSE_WHATS} />
-                <SelectField meta={f.coin} label="Coin" options={COIN_CHOICES} />
-                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
-              </>
-            )}
-          </ConsoleForm>
-        </section>
+        <SwitchForm verb="pause" title="Pause a coin" whats={PAUSE_WHATS} coin actionData={actionData} />
       ) : null}
 
       {may.resume ? (
-        <section aria-labelledby="coin-resume-title" className="console-card">
-          <h2 id="coin-resume-title">Resume a coin</h2>
-          <p>Also lifts an automatic pause after a shortfall.</p>
-          <ConsoleForm
-            id="resume"
-            intent="resume"
-            schema={() => import("../../forms/console.ts").then((m) => m.coinSwitchSchema)}
-            result={replyFor(actionData, "resume")}
-            submit="Resume"
-          >
-            {(f) => (
-              <>
-                <SelectField meta={f.what} label="What to resume" options={PAUSE_WHATS} />
-                <SelectField meta={f.coin} label="Coin" options={COIN_CHOICES} />
-                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
-              </>
-            )}
-          </ConsoleForm>
-        </section>
+        <SwitchForm
+          verb="resume"
+          title="Resume a coin"
+          note="Also lifts an automatic pause after a shortfall."
+          whats={PAUSE_WHATS}
+          coin
+          actionData={actionData}
+        />
       ) : null}
     </>
   );

@@ -6,8 +6,8 @@
 // them, and lifting their login lock.
 import { data } from "react-router";
 import type { ConsoleCommand } from "../../../common/contract/console.ts";
-import { Field } from "../../components/field.tsx";
-import { ConsoleForm, replyFor, SelectField, TextAreaField, When } from "../../components/console-form.tsx";
+import { PausesTable, SwitchForm } from "../../components/console-pauses.tsx";
+import { ConsoleForm, replyFor, TextAreaField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
 import { can, requireStaff } from "../../console.server.ts";
 import { userDetail, type UserDetailRow } from "../../console-users.server.ts";
@@ -262,31 +262,7 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
       {pauses.length === 0 ? (
         <p>Nothing is paused for this user. (Pauses of a whole coin are on the Money page.)</p>
       ) : (
-        <table aria-labelledby="user-pauses">
-          <thead>
-            <tr>
-              <th scope="col">What</th>
-              <th scope="col">Since</th>
-              <th scope="col">By</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {pauses.map((p) => (
-              <tr key={p.id}>
-                <td>{p.what}</td>
-                <td>
-                  <When iso={p.createdAt} />
-                </td>
-                <td>
-                  {p.actor}
-                  {p.automatic ? " (automatic)" : ""}
-                </td>
-                <td className="message-text">{p.reason}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+        <PausesTable labelledBy="user-pauses" pauses={pauses.map((p) => ({ ...p, since: p.createdAt }))} />
       )}
 
       {may.message ? (
@@ -306,47 +282,23 @@ export default function User({ loaderData, actionData }: Route.ComponentProps) {
       ) : null}
 
       {may.pause && paused.size < PAUSE_WHATS.length ? (
-        <section aria-labelledby="pause-title" className="console-card">
-          <h2 id="pause-title">Pause this user</h2>
-          <ConsoleForm
-            id="pause"
-            intent="pause"
-            schema={() => import("../../forms/console.ts").then((m) => m.userSwitchSchema)}
-            result={replyFor(actionData, "pause")}
-            submit="Pause"
-          >
-            {(f) => (
-              <>
-                <SelectField
-                  meta={f.what}
-                  label="What to pause"
-                  options={PAUSE_WHATS.filter((w) => !paused.has(w))}
-                />
-                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
-              </>
-            )}
-          </ConsoleForm>
-        </section>
+        <SwitchForm
+          verb="pause"
+          title="Pause this user"
+          whats={PAUSE_WHATS.filter((w) => !paused.has(w))}
+          coin={false}
+          actionData={actionData}
+        />
       ) : null}
 
       {may.resume && paused.size > 0 ? (
-        <section aria-labelledby="resume-title" className="console-card">
-          <h2 id="resume-title">Resume this user</h2>
-          <ConsoleForm
-            id="resume"
-            intent="resume"
-            schema={() => import("../../forms/console.ts").then((m) => m.userSwitchSchema)}
-            result={replyFor(actionData, "resume")}
-            submit="Resume"
-          >
-            {(f) => (
-              <>
-                <SelectField meta={f.what} label="What to resume" options={[...paused]} />
-                <Field meta={f.reason} label="Reason (for the audit log)" type="text" maxLength={1000} />
-              </>
-            )}
-          </ConsoleForm>
-        </section>
+        <SwitchForm
+          verb="resume"
+          title="Resume this user"
+          whats={[...paused]}
+          coin={false}
+          actionData={actionData}
+        />
       ) : null}
 
       {supportMessages !== null ? (
