@@ -3,7 +3,7 @@
 // anything runs, and that a console action is audited as the member — on a
 // real database (PGlite, and PostgreSQL when TEST_DATABASE_URL is set).
 import { tmpdir } from "node:os";
-import { count, eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ConsoleServices, StaffRole } from "../../common/contract/console.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -158,6 +158,14 @@ for (const target of databaseTargets()) {
         ok: true,
         data: { coin: "ETH", holdings: { amount: "0", source: "node" } },
       });
+      // Its audit row names the member and the roles they acted with.
+      const [row] = await db
+        .select()
+        .from(auditLog)
+        .where(eq(auditLog.action, "holdings.set"))
+        .orderBy(desc(auditLog.id))
+        .limit(1);
+      expect(row).toMatchObject({ actor: "treasury@staff.example", actorRoles: ["treasury"] });
       // The key is the whole command: "staff" cannot run "staff add".
       const admin = { email: "admin@staff.example", roles: ["admin"] as StaffRole[] };
       expect(await services.run(admin, "staff", { args: ["add", "x@staff.example"] })).toMatchObject({

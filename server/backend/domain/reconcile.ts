@@ -193,6 +193,8 @@ export interface SetHoldingsInput {
   /** Where the figure comes from (a node, a custodian statement); 1..500 characters once trimmed. */
   source: string;
   actor: string;
+  /** A staff member's roles when the console runs it (the audit log's actor_roles). */
+  actorRoles?: readonly string[] | undefined;
 }
 
 /**
@@ -215,6 +217,7 @@ export async function setHoldings(db: AppDb, input: SetHoldingsInput): Promise<C
     if (!row) throw new Error("holdings insert returned nothing");
     await tx.insert(auditLog).values({
       actor: input.actor,
+      actorRoles: input.actorRoles ? [...input.actorRoles] : null,
       action: "holdings.set",
       subject: input.coin,
       details: {

@@ -383,7 +383,13 @@ more (action pause) when it pauses.`,
           throw new OpsError(`Invalid amount: ${error.message}`);
         throw error;
       }
-      return reconcile.setHoldings(ctx.db, { coin, units, source, actor: ctx.actor });
+      return reconcile.setHoldings(ctx.db, {
+        coin,
+        units,
+        source,
+        actor: ctx.actor,
+        actorRoles: ctx.actorRoles,
+      });
     },
     json: (row) => reconcileJson(row),
     text: (row) => `Recorded holdings of ${row.coin}.\n\n${reconcileText([row])}`,

@@ -26,7 +26,7 @@ async function refusing<T>(work: () => Promise<T>): Promise<T> {
 function who(ctx: CommandContext) {
   return {
     actor: ctx.actor,
-    actorRoles: (ctx as CommandContext & { actorRoles?: readonly string[] }).actorRoles,
+    actorRoles: ctx.actorRoles,
   };
 }
 
