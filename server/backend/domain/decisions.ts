@@ -229,6 +229,35 @@ function decided(row: Locked): DecisionRefusal | undefined {
 }
 
 /**
+ * The start of every decision, in its transaction: the send's row locked, a
+ * send decided before refused, then the facts the decision and its audit row
+ * need (the send, its threshold, the approvals it needs and has).
+ */
+async function pendingFacts(
+  tx: AppDb,
+  sendId: string,
+  defaultUsd: string,
+): Promise<DecisionRefusal | { ok: true; facts: DecisionFacts }> {
+  const row = await lockSend(tx, sendId);
+  if (!row) return { ok: false, reason: "send-not-found" };
+  const refused = decided(row);
+  if (refused) return refused;
+  const send = await findSend(tx, sendId);
+  if (!send) throw new Error("locked send not found");
+  const threshold = await thresholdFor(tx, send.coin, defaultUsd);
+  const needed = approvalsNeeded(send.amountUsd, threshold.usd);
+  const approvals = (await approvalsOf(tx, [send.sendId])).get(send.sendId) ?? [];
+  return { ok: true, facts: { send, threshold, needed, approvals } };
+}
+
+/** After a post or a void in this transaction: when it was decided, and the wallet's balance now. */
+async function afterDecision(tx: AppDb, send: SendInfo): Promise<{ decidedAt: Date; balance: bigint }> {
+  const after = await lockSend(tx, send.sendId);
+  if (!after?.decidedAt) throw new Error("decided send without decided_at");
+  return { decidedAt: after.decidedAt, balance: await walletBalance(tx, send.walletId) };
+}
+
+/**
  * One approval of a pending send by `approver`: recorded, and the send posted
  * when it has the approvals its value needs (see the rule at the top).
  * `record` runs in the same transaction when something was written.
@@ -242,15 +271,9 @@ export async function approveSend(
   if (approver === "") throw new DecisionInputError("approver is empty");
   if (!isUuid(input.sendId)) return { ok: false, reason: "send-not-found" };
   return db.transaction(async (tx): Promise<ApproveResult> => {
-    const row = await lockSend(tx, input.sendId);
-    if (!row) return { ok: false, reason: "send-not-found" };
-    const refused = decided(row);
-    if (refused) return refused;
-    const send = await findSend(tx, input.sendId);
-    if (!send) throw new Error("locked send not found");
-    const threshold = await thresholdFor(tx, send.coin, input.defaultUsd);
-    const needed = approvalsNeeded(send.amountUsd, threshold.usd);
-    const earlier = (await approvalsOf(tx, [send.sendId])).get(send.sendId) ?? [];
+    const pending = await pendingFacts(tx, input.sendId, input.defaultUsd);
+    if (!pending.ok) return pending;
+    const { send, needed, approvals: earlier } = pending.facts;
     const mine = earlier.find((a) => sameApprover(a.approver, approver));
     // A send needing one approval has none recorded while pending; a repeated approval waits for another.
     if (mine) return { ok: false, reason: "already-approved", approvedAt: mine.at, needed: 2 };
@@ -259,24 +282,19 @@ export async function approveSend(
       .values({ withdrawalId: send.sendId, approver })
       .returning({ at: sendApprovals.createdAt });
     if (!inserted) throw new Error("approval not inserted");
-    const approvals = [...earlier, { approver, at: inserted.at }];
-    const facts = { send, threshold, needed, approvals };
+    const facts = { ...pending.facts, approvals: [...earlier, { approver, at: inserted.at }] };
     let result: ApproveResult;
-    if (approvals.length < needed) {
+    if (facts.approvals.length < needed) {
       result = { ok: true, outcome: "waiting", ...facts };
     } else {
       const posted = await postWithdrawal(tx, send.sendId, { decidedBy: approver });
       if (!posted.ok) throw new Error(`locked pending send not posted: ${posted.reason}`);
-      const after = await lockSend(tx, send.sendId);
-      if (!after?.decidedAt) throw new Error("posted send without decided_at");
-      const balance = await walletBalance(tx, send.walletId);
       result = {
         ok: true,
         outcome: "posted",
         transferId: posted.transferId,
-        decidedAt: after.decidedAt,
         decidedBy: approver,
-        balance,
+        ...(await afterDecision(tx, send)),
         ...facts,
       };
     }
@@ -295,31 +313,18 @@ export async function declineSend(
   if (decider === "") throw new DecisionInputError("decider is empty");
   if (!isUuid(input.sendId)) return { ok: false, reason: "send-not-found" };
   return db.transaction(async (tx): Promise<DeclineResult> => {
-    const row = await lockSend(tx, input.sendId);
-    if (!row) return { ok: false, reason: "send-not-found" };
-    const refused = decided(row);
-    if (refused) return refused;
-    const send = await findSend(tx, input.sendId);
-    if (!send) throw new Error("locked send not found");
-    const threshold = await thresholdFor(tx, send.coin, input.defaultUsd);
-    const needed = approvalsNeeded(send.amountUsd, threshold.usd);
-    const approvals = (await approvalsOf(tx, [send.sendId])).get(send.sendId) ?? [];
+    const pending = await pendingFacts(tx, input.sendId, input.defaultUsd);
+    if (!pending.ok) return pending;
+    const { send } = pending.facts;
     const voided = await voidWithdrawal(tx, send.sendId, input.reason, { decidedBy: decider });
     if (!voided.ok) throw new Error(`locked pending send not voided: ${voided.reason}`);
-    const after = await lockSend(tx, send.sendId);
-    if (!after?.decidedAt) throw new Error("declined send without decided_at");
-    const balance = await walletBalance(tx, send.walletId);
     const result: DeclineResult = {
       ok: true,
       outcome: "declined",
       transferId: voided.transferId,
-      decidedAt: after.decidedAt,
       decidedBy: decider,
-      balance,
-      send,
-      threshold,
-      needed,
-      approvals,
+      ...(await afterDecision(tx, send)),
+      ...pending.facts,
     };
     await record(tx, result);
     return result;
