@@ -151,3 +151,26 @@ export async function takeNotice(
   if (typeof value !== "string" || value === "") return { notice: null, setCookie: null };
   return { notice: value, setCookie: await jar.serialize("", { maxAge: 0 }) };
 }
+
+/** A `?page=` value: a whole number from 1, anything else the first page. */
+export function pageNumber(pageText: string | null): number {
+  return /^[1-9]\d{0,5}$/u.test(pageText ?? "") ? Number(pageText) : 1;
+}
+
+/**
+ * One page of a queue the loader holds whole: `?page=` as given (anything but
+ * a whole number from 1 is the first page; past the end, the last), `size` to a page.
+ */
+export function pageOf<T>(items: readonly T[], pageText: string | null, size: number) {
+  const wanted = pageNumber(pageText);
+  const pages = Math.max(1, Math.ceil(items.length / size));
+  const page = Math.min(wanted, pages);
+  return {
+    items: items.slice((page - 1) * size, page * size),
+    page,
+    pages,
+    total: items.length,
+    /** The position of the page's first item, from 1. */
+    first: (page - 1) * size + 1,
+  };
+}

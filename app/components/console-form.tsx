@@ -182,3 +182,36 @@ export function When({ iso }: { iso: string | null | undefined }) {
   if (!iso) return <>–</>;
   return <time dateTime={iso}>{utc(iso)}</time>;
 }
+
+/** A queue's coin filter: a GET form (a plain page load without scripts), one coin or all. */
+export function CoinFilter({
+  id,
+  label,
+  coins,
+  value,
+}: {
+  id: string;
+  /** The form's name for screen readers ("Filter sends"). */
+  label: string;
+  coins: readonly string[];
+  value: string;
+}) {
+  return (
+    <Form method="get" className="console-filters" aria-label={label}>
+      <div className="field">
+        <label htmlFor={id}>Coin</label>
+        <select id={id} name="coin" defaultValue={value}>
+          <option value="">All coins</option>
+          {coins.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </div>
+      <button type="submit" className="button button-secondary">
+        Show
+      </button>
+    </Form>
+  );
+}

@@ -7,7 +7,7 @@ import { data, Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { When } from "../../components/console-form.tsx";
 import type { SupportRow } from "../../console-users.server.ts";
-import { can, listFor, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
+import { can, listFor, pageOf, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
 import { FormErrors } from "../../components/field.tsx";
 import { getFormProps } from "../../components/form-state.ts";
 import { SubmitButton } from "../../components/submit-button.tsx";
@@ -30,18 +30,21 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const kindParam = url.searchParams.get("kind");
   const kind = kindParam === "support" || kindParam === "contact" ? kindParam : "";
   const state = url.searchParams.get("state") === "unanswered" ? "unanswered" : "all";
-  const page = Math.max(1, Math.min(40, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1));
   const all = await listFor<SupportMessage[]>(context, staff, "support", {
     options: { limit: "1000", kind: kind || undefined },
   });
-  const shown = state === "unanswered" ? all.filter((m) => m.replies.length === 0) : all;
+  const shown = pageOf(
+    state === "unanswered" ? all.filter((m) => m.replies.length === 0) : all,
+    url.searchParams.get("page"),
+    PAGE,
+  );
   return {
     kind,
     state,
-    page,
-    pages: Math.max(1, Math.ceil(shown.length / PAGE)),
-    total: shown.length,
-    messages: shown.slice((page - 1) * PAGE, page * PAGE),
+    page: shown.page,
+    pages: shown.pages,
+    total: shown.total,
+    messages: shown.items,
     mayReply: can(staff, "reply"),
   };
 }

@@ -3,11 +3,11 @@
 // form, so it works with scripts off), the address pools and how each coin
 // issues; giving a wallet its address by hand, switching a coin's issuing,
 // reporting a deposit.
-import { Form, Link } from "react-router";
+import { Link } from "react-router";
 import { Field } from "../../components/field.tsx";
-import { ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
+import { CoinFilter, ConsoleForm, replyFor, SelectField, When } from "../../components/console-form.tsx";
 import { readConsoleForm, refusedForm, runForm } from "../../console-forms.server.ts";
-import { can, listFor, requireStaff } from "../../console.server.ts";
+import { can, listFor, pageNumber, pageOf, requireStaff } from "../../console.server.ts";
 import { COIN_CHOICES, depositSchema, issueAddressSchema, issuingSchema } from "../../forms/console.ts";
 import type { Route } from "./+types/requests";
 
@@ -56,13 +56,10 @@ export function meta() {
 
 const PAGE_SIZE = 25;
 
-/** The queue's filter and page from the URL: an unknown coin is all coins, a bad page the first. */
-function queueOf(url: URL): { coin: (typeof COIN_CHOICES)[number] | null; page: number } {
+/** The queue's coin from the URL: an unknown coin is all coins. */
+function coinOf(url: URL): (typeof COIN_CHOICES)[number] | null {
   const coinText = (url.searchParams.get("coin") ?? "").toUpperCase();
-  const coin = COIN_CHOICES.find((c) => c === coinText) ?? null;
-  const pageText = url.searchParams.get("page") ?? "";
-  const page = /^[1-9]\d{0,5}$/u.test(pageText) ? Number(pageText) : 1;
-  return { coin, page };
+  return COIN_CHOICES.find((c) => c === coinText) ?? null;
 }
 
 /** The queue's address with this filter and page (the first page and all coins say nothing). */
@@ -76,26 +73,25 @@ function queueHref(coin: string | null, page: number): string {
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "requests");
-  const wanted = queueOf(new URL(request.url));
+  const url = new URL(request.url);
+  const coin = coinOf(url);
   const [all, pools, custody] = await Promise.all([
-    listFor<RequestRow[]>(context, staff, "requests", { options: { coin: wanted.coin ?? undefined } }),
+    listFor<RequestRow[]>(context, staff, "requests", { options: { coin: coin ?? undefined } }),
     can(staff, "pool") ? listFor<PoolRow[]>(context, staff, "pool") : null,
     can(staff, "custody") ? listFor<CustodyRow[]>(context, staff, "custody") : null,
   ]);
   // Oldest first, as the command lists them; a page past the end shows the last.
-  const pages = Math.max(1, Math.ceil(all.length / PAGE_SIZE));
-  const page = Math.min(wanted.page, pages);
-  const requests = all.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+  const { items: requests, page, pages, total, first } = pageOf(all, url.searchParams.get("page"), PAGE_SIZE);
   return {
     requests,
     queue: {
-      coin: wanted.coin,
+      coin,
       page,
       pages,
-      total: all.length,
-      first: (page - 1) * PAGE_SIZE + 1,
-      earlier: page > 1 ? queueHref(wanted.coin, page - 1) : null,
-      later: page < pages ? queueHref(wanted.coin, page + 1) : null,
+      total,
+      first,
+      earlier: page > 1 ? queueHref(coin, page - 1) : null,
+      later: page < pages ? queueHref(coin, page + 1) : null,
     },
     pools,
     custody,
@@ -112,8 +108,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   const staff = await requireStaff(request, context, "requests");
   const { formData, intent } = await readConsoleForm(request, context);
   // Back to the same page of the queue after a form.
-  const { coin, page } = queueOf(new URL(request.url));
-  const args = { context, staff, formData, to: queueHref(coin, page) };
+  const url = new URL(request.url);
+  const args = {
+    context,
+    staff,
+    formData,
+    to: queueHref(coinOf(url), pageNumber(url.searchParams.get("page"))),
+  };
   switch (intent) {
     case "issue-address": {
       const walletId = formData.get("walletId");
@@ -191,22 +192,12 @@ export default function Requests({ loaderData, actionData }: Route.ComponentProp
     <>
       <h1>Wallet requests</h1>
       <h2 id="requests-waiting">Waiting for an address</h2>
-      <Form method="get" aria-label="Filter wallet requests" className="console-filters">
-        <div className="field">
-          <label htmlFor="requests-coin">Coin</label>
-          <select id="requests-coin" name="coin" defaultValue={queue.coin ?? ""}>
-            <option value="">All coins</option>
-            {COIN_CHOICES.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className="button button-secondary">
-          Show
-        </button>
-      </Form>
+      <CoinFilter
+        id="requests-coin"
+        label="Filter wallet requests"
+        coins={COIN_CHOICES}
+        value={queue.coin ?? ""}
+      />
       <p role="status">
         {queue.total === 0
           ? `No ${which}wallet requests are waiting for an address.`

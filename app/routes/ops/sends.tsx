@@ -8,8 +8,8 @@ import { data, Form, Link } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { multiply, parseDecimal, toFixed } from "../../../common/decimal.ts";
 import { prices } from "../../backend.server.ts";
-import { utc, When } from "../../components/console-form.tsx";
-import { listFor, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
+import { CoinFilter, utc, When } from "../../components/console-form.tsx";
+import { listFor, pageOf, redirectWithNotice, requireStaff, runAs } from "../../console.server.ts";
 import { FormErrors } from "../../components/field.tsx";
 import { SubmitButton } from "../../components/submit-button.tsx";
 import { decideSchema } from "../../forms/console.ts";
@@ -53,7 +53,6 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "sends");
   const url = new URL(request.url);
   const coin = url.searchParams.get("coin") ?? "";
-  const page = Math.max(1, Number.parseInt(url.searchParams.get("page") ?? "1", 10) || 1);
   const [all, quotes] = await Promise.all([
     listFor<WaitingSend[]>(context, staff, "sends"),
     prices(context)
@@ -63,8 +62,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const priceOf = new Map<string, string>(
     quotes?.ok ? quotes.data.cryptoPrices.map((p) => [p.ticker, String(p.last_price)]) : [],
   );
-  const shown = coin ? all.filter((s) => s.coin === coin) : all;
-  const sends = shown.slice((page - 1) * PAGE, page * PAGE).map((s) => {
+  const shown = pageOf(coin ? all.filter((s) => s.coin === coin) : all, url.searchParams.get("page"), PAGE);
+  const sends = shown.items.map((s) => {
     const price = parseDecimal(priceOf.get(s.coin));
     const amount = parseDecimal(s.amount);
     const usdNow = price && amount ? toFixed(multiply(price, amount), 2) : null;
@@ -75,9 +74,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     sends,
     coin,
     coins,
-    page,
-    pages: Math.max(1, Math.ceil(shown.length / PAGE)),
-    total: shown.length,
+    page: shown.page,
+    pages: shown.pages,
+    total: shown.total,
   };
 }
 
@@ -125,22 +124,7 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
   return (
     <>
       <h1>Sends waiting for a decision</h1>
-      <Form method="get" className="console-filters" aria-label="Filter sends">
-        <div className="field">
-          <label htmlFor="sends-coin">Coin</label>
-          <select id="sends-coin" name="coin" defaultValue={coin}>
-            <option value="">All coins</option>
-            {coins.map((c) => (
-              <option key={c} value={c}>
-                {c}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="submit" className="button button-secondary">
-          Show
-        </button>
-      </Form>
+      <CoinFilter id="sends-coin" label="Filter sends" coins={coins} value={coin} />
       {actionData && !sends.some((s) => s.sendId === actionData.for) ? (
         <div className="console-refusal" role="alert">
           {(actionData.result.error?.[""] ?? []).map((e) => (
