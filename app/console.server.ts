@@ -103,8 +103,25 @@ export function can(staff: { roles: readonly StaffRole[] }, command: ConsoleComm
   return mayRun(staff.roles, command);
 }
 
+/**
+ * The lists read during one request, by command and input: the layout's queue
+ * counts and the page's own list (the Sends page, the first page) are the same
+ * command, run once. A change (runAs) forgets them.
+ */
+const listedIn = new WeakMap<Readonly<RouterContextProvider>, Map<string, Promise<unknown>>>();
+
 /** Runs a command as the member; a refusal comes back as its sentence. */
 export async function runAs(
+  context: Readonly<RouterContextProvider>,
+  staff: Staff,
+  command: ConsoleCommand,
+  input?: CommandInput,
+): Promise<{ ok: true; data: unknown } | { ok: false; message: string }> {
+  listedIn.delete(context);
+  return run(context, staff, command, input);
+}
+
+async function run(
   context: Readonly<RouterContextProvider>,
   staff: Staff,
   command: ConsoleCommand,
@@ -123,9 +140,18 @@ export async function listFor<T>(
   command: ConsoleCommand,
   input?: CommandInput,
 ): Promise<T> {
-  const result = await runAs(context, staff, command, input);
-  if (!result.ok) throw data(result.message, { status: 400 });
-  return result.data as T;
+  let lists = listedIn.get(context);
+  if (!lists) listedIn.set(context, (lists = new Map()));
+  const key = JSON.stringify([command, input ?? {}]);
+  let listed = lists.get(key);
+  if (!listed) {
+    listed = run(context, staff, command, input).then((result) => {
+      if (!result.ok) throw data(result.message, { status: 400 });
+      return result.data;
+    });
+    lists.set(key, listed);
+  }
+  return (await listed) as T;
 }
 
 /** Redirects to `to` with a notice shown once there. */
