@@ -5,6 +5,8 @@
 //   say) are issued, before the process serves;
 // - sender addresses of support and contact messages are kept 90 days (record 011), then
 //   cleared: at start and daily;
+// - staff sessions past their idle or absolute deadline (an abandoned sign-in's password
+//   step, a tab closed without signing out) are dropped hourly (record 047);
 // - an embedded database (PGlite, which has no autovacuum) is vacuumed and analyzed a second
 //   after start and hourly (record 036).
 //
@@ -16,6 +18,7 @@ import { deriveAddress } from "./custody/derive.ts";
 import type { AppDb } from "./db/index.ts";
 import { issueWaiting, poolLowMessage, type IssuingPolicy } from "./domain/issuing.ts";
 import { forgetSenderAddresses } from "./domain/messages.ts";
+import { purgeStaffSessions } from "./domain/staff.ts";
 
 /** How long the sender address of a support or contact message is kept (record 011). */
 const IP_RETENTION_MS = 90 * 24 * 3600_000;
@@ -50,6 +53,7 @@ export function createJobs(opts: JobsOptions): Jobs {
       await catchUpIssuing(opts.db, opts.issuing);
       repeating = [
         repeat(() => forgetOldSenderAddresses(opts.db), { first: 0, every: DAY_MS }),
+        repeat(() => dropEndedStaffSessions(opts.db), { first: 0, every: HOUR_MS }),
         ...(opts.maintain ? [maintainDatabase(opts.maintain)] : []),
       ];
     },
@@ -123,6 +127,18 @@ async function forgetOldSenderAddresses(db: AppDb): Promise<void> {
     if (cleared > 0) log.info("cleared sender addresses", { cleared });
   } catch (error) {
     log.warn("could not clear sender addresses", {
+      error: error instanceof Error ? error.name : "unknown",
+    });
+  }
+}
+
+/** Record 047: staff sessions no read will find live again. */
+async function dropEndedStaffSessions(db: AppDb): Promise<void> {
+  try {
+    const dropped = await purgeStaffSessions(db);
+    if (dropped > 0) log.info("dropped ended staff sessions", { dropped });
+  } catch (error) {
+    log.warn("could not drop ended staff sessions", {
       error: error instanceof Error ? error.name : "unknown",
     });
   }

@@ -262,6 +262,41 @@ describeEachDatabase("staff members on $name", (getDatabase) => {
       expect(await staff.readStaffSession(db, old.token)).toBeNull();
     });
 
+    test("the purge drops sessions past their deadlines and keeps live ones", async () => {
+      const who = await enrolled(db, ["support"]);
+      const live = await signIn(db, who);
+      if (!live.ok) throw new Error("sign-in");
+      const idle = await signIn(db, who, Date.now() + 30_000);
+      if (!idle.ok) throw new Error("sign-in");
+      const [member] = await db.select().from(staffMembers).where(eq(staffMembers.email, who.email));
+      const ids = (
+        await db
+          .select()
+          .from(staffSessions)
+          .where(eq(staffSessions.staffId, member?.id ?? ""))
+      )
+        .map((row) => row.id)
+        .toSorted();
+      expect(ids).toHaveLength(2);
+      // One idle past 15 minutes; an abandoned password step past its 5 minutes.
+      await db
+        .update(staffSessions)
+        .set({ lastSeenAt: new Date(Date.now() - 16 * 60_000) })
+        .where(eq(staffSessions.id, ids[0] ?? ""));
+      const abandoned = await staff.signInWithPassword(db, { email: who.email, password: PASSWORD });
+      if (!abandoned.ok) throw new Error("password step");
+      await db
+        .update(staffSessions)
+        .set({ absoluteExpiresAt: new Date(Date.now() - 1) })
+        .where(eq(staffSessions.stage, "password"));
+      expect(await staff.purgeStaffSessions(db)).toBeGreaterThanOrEqual(2);
+      const left = await db
+        .select()
+        .from(staffSessions)
+        .where(eq(staffSessions.staffId, member?.id ?? ""));
+      expect(left.map((row) => row.id)).toEqual([ids[1]]);
+    });
+
     test("the last admin cannot be removed", async () => {
       const rows = await staff.listStaff(db);
       for (const m of rows.filter((r) => r.roles.includes("admin"))) {

@@ -211,11 +211,6 @@ export async function listStaff(db: Db, opts: { includeRemoved?: boolean } = {})
   return rows.map((r) => memberRow(r.member, Number(r.sessions)));
 }
 
-export async function findStaff(db: Db, email: string): Promise<StaffMember | undefined> {
-  const normal = normaliseStaffEmail(email);
-  return (await listStaff(db, { includeRemoved: true })).find((m) => m.email === normal);
-}
-
 async function requireMember(db: Db, email: string): Promise<typeof staffMembers.$inferSelect> {
   const [row] = await db
     .select()
@@ -781,9 +776,4 @@ export async function purgeStaffSessions(db: Db): Promise<number> {
     )
     .returning({ id: staffSessions.id });
   return gone.length;
-}
-
-/** For tests and the enrolment page's example: the code an authenticator shows at `now`. */
-export function currentCode(base32: string, now: number = Date.now()): string {
-  return totpFor(base32, "x").generate({ timestamp: now });
 }
