@@ -202,14 +202,24 @@ export default function Sends({ loaderData, actionData }: Route.ComponentProps) 
                 </ul>
               </>
             ) : null}
-            <Form method="post" className="inline" aria-label={`Approve the send of ${s.amount} ${s.coin}`}>
+            <Form
+              method="post"
+              className="inline"
+              noValidate
+              aria-label={`Approve the send of ${s.amount} ${s.coin}`}
+            >
               <AuthenticityTokenInput />
               <input type="hidden" name="sendId" value={s.sendId} />
               <SubmitButton name="intent" value="approve">
                 {s.mine ? "Approved by you" : "Approve"}
               </SubmitButton>
             </Form>{" "}
-            <Form method="post" className="inline" aria-label={`Decline the send of ${s.amount} ${s.coin}`}>
+            <Form
+              method="post"
+              className="inline"
+              noValidate
+              aria-label={`Decline the send of ${s.amount} ${s.coin}`}
+            >
               <AuthenticityTokenInput />
               <input type="hidden" name="sendId" value={s.sendId} />
               <div className="field">
