@@ -219,6 +219,12 @@ const envSchema = z.object({
   // Watch-only issuing (record 039): each coin's account-level extended PUBLIC key; read below.
   ...Object.fromEntries(KEYED_COINS.map((coin) => [`ACCOUNT_KEY_${coin}`, z.string().optional()])),
   POOL_LOW_WATER: z.coerce.number().int().min(0).max(1_000_000).default(20),
+  // Holder security (issue 27, record 048): how long a new saved address, or the allowlist's
+  // turn-off, waits before it takes effect.
+  ALLOWLIST_HOLD_HOURS: z.coerce.number().int().min(0).max(720).default(24),
+  // Tests only: a file holding a number of milliseconds added to the clock of the holds
+  // (allowlist, two-factor removal). Refused in production.
+  TEST_CLOCK_FILE: z.string().optional(),
   // The four-eyes threshold (record 047): a send worth this many USD or more needs two approvers,
   // unless its coin has a threshold of its own (ops threshold set). A plain decimal.
   FOUR_EYES_USD: z
@@ -281,6 +287,10 @@ export interface Config {
    * without a threshold of its own; a normalised plain decimal.
    */
   fourEyesUsd: string;
+  /** ALLOWLIST_HOLD_HOURS (record 048): a new saved address, or the allowlist's turn-off, waits this long. */
+  allowlistHoldHours: number;
+  /** TEST_CLOCK_FILE: tests move the holds' clock with it (never in production). */
+  testClockFile: string | undefined;
   /** Prometheus metrics (record 021): their own listener, and/or /metrics on the main port for this bearer token. */
   metricsPort?: number | undefined;
   metricsHost: string;
@@ -370,6 +380,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.RATE_LIMITS === "off" && e.NODE_ENV === "production") {
     throw new ConfigError("Invalid configuration:\n  RATE_LIMITS: must not be off in production");
   }
+  if (e.TEST_CLOCK_FILE !== undefined && e.NODE_ENV === "production") {
+    throw new ConfigError(
+      "Invalid configuration:\n  TEST_CLOCK_FILE: is for tests and must not be set in production",
+    );
+  }
   if (e.WORKERS > 1 && !e.DATABASE_URL) {
     throw new ConfigError(
       "Invalid configuration:\n  WORKERS: more than 1 needs DATABASE_URL (the embedded database serves one process)",
@@ -407,6 +422,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     accountKeys: keys,
     poolLowWater: e.POOL_LOW_WATER,
     fourEyesUsd: e.FOUR_EYES_USD,
+    allowlistHoldHours: e.ALLOWLIST_HOLD_HOURS,
+    testClockFile: e.TEST_CLOCK_FILE,
     env: e.NODE_ENV,
     port: e.PORT,
     host: e.HOST,

@@ -199,6 +199,12 @@ const pickMessageKind = z.unknown().transform((body, ctx): MessageBody => {
 export const requestMessageBody = Object.assign(pickMessageKind, { shape: supportMessageBody.shape });
 
 // ---------------------------------------------------------------------------
+// Holder security bodies and answers (issue 27, record 048)
+// -- two-factor bodies
+// -- allowlist bodies
+// -- password and sessions bodies
+
+// ---------------------------------------------------------------------------
 // Answers (spec section 7), as the backend sends them and the client checks them.
 
 const messageAnswer = z.object({ success: z.literal(true), message: z.string() });
@@ -378,6 +384,10 @@ export const CALLS = {
     answer: messageAnswer,
     rules: MESSAGE_RULES,
   }),
+  // ---- Holder security (issue 27, record 048): our additions, not the spec's.
+  // -- two-factor calls
+  // -- allowlist calls
+  // -- password and sessions calls
 } as const;
 
 export type CallName = keyof typeof CALLS;

@@ -53,6 +53,10 @@ export const REFUSALS = {
   // Messages (calls 8 and 12); a refused call-12 message names its fields in `issues`.
   message_not_found: { status: 404, message: "Message not found." },
   invalid_message: { status: 400, message: "{detail}" },
+  // Holder security (issue 27, record 048).
+  // -- two-factor refusals
+  // -- allowlist refusals
+  // -- password and sessions refusals
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -41,6 +41,10 @@ export interface ServicesContext extends AccountsContext {
   limits: RateLimiter | null;
   /** How requested wallets get their address (record 039): account keys, pools. */
   issuing: IssuingPolicy;
+  /** The clock of the holds (allowlist, two-factor removal; record 048): tests move it. */
+  holdClock: () => Date;
+  /** A new saved address, or the allowlist's turn-off, waits this many hours (ALLOWLIST_HOLD_HOURS). */
+  allowlistHoldHours: number;
 }
 
 /** 429 with its wait for a limited address; 423 for a locked account (there is no time to wait for). */
@@ -297,5 +301,10 @@ export function createServices(ctx: ServicesContext): BackendServices {
       }
       return { ok: true, data: { success: true, message: ANSWERS.messageSent } };
     },
+
+    // ---- Holder security (issue 27, record 048)
+    // -- two-factor services
+    // -- allowlist services
+    // -- password and sessions services
   };
 }

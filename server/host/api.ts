@@ -16,6 +16,7 @@ import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
 import { maintainDatabase } from "../backend/jobs.ts";
 import type { Config } from "../config.ts";
 import { requestFacts } from "./edge.ts";
+import { holdClock } from "./test-clock.ts";
 
 export interface Api {
   /** The backend, when it runs in this process. */
@@ -50,6 +51,8 @@ export async function mountApi(config: Config, database: Database): Promise<Api>
         rateLimits: config.rateLimits === "off" ? "off" : undefined,
         usdtNetwork: config.usdtNetwork,
         custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
+        holdClock: holdClock(config.testClockFile),
+        allowlistHoldHours: config.allowlistHoldHours,
         maintain: database.maintain,
         // Spec section 9: the USDT price is fixed at 1.
         usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,

@@ -60,6 +60,10 @@ export interface ApiHandlerOptions {
   rateLimits?: RateLimitPolicy | "off";
   /** The clock of the rate limits; default the system clock (tests move it). */
   now?: () => Date;
+  /** The clock of the holds (allowlist, two-factor removal; record 048); default the system clock. */
+  holdClock?: () => Date;
+  /** A new saved address, or the allowlist's turn-off, waits this many hours; default 24. */
+  allowlistHoldHours?: number;
   /**
    * A web tier outside this process whose X-Coinkeep-Client-Ip is believed
    * over a connection: its addresses and its token (record 026). Default none:
@@ -141,6 +145,8 @@ function servicesContext(opts: ApiHandlerOptions): ServicesContext {
     keys: deriveServerKeys(opts.backendSecret),
     usdPrice: opts.usdPrice ?? (() => Promise.resolve(null)),
     usdtNetwork: opts.usdtNetwork ?? "erc20",
+    holdClock: opts.holdClock ?? (() => new Date()),
+    allowlistHoldHours: opts.allowlistHoldHours ?? 24,
     issuing: {
       keys: opts.custody?.keys ?? NO_KEYS.keys,
       poolLowWater: opts.custody?.poolLowWater ?? NO_KEYS.poolLowWater,

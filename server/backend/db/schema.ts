@@ -36,6 +36,10 @@ export const users = pgTable("users", {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   passwordChangedAt: timestamp("password_changed_at", { withTimezone: true }).notNull().defaultNow(),
+  /** "Only send to saved addresses" (issue 27, record 048): on at once. */
+  allowlistOnly: boolean("allowlist_only").notNull().default(false),
+  /** A turn-off of allowlistOnly waiting for its hold: the allowlist stops applying at this instant. */
+  allowlistOffAt: timestamp("allowlist_off_at", { withTimezone: true, precision: 3 }),
 });
 
 /** The web tier's session rows (server/host/web-sessions.ts). */
@@ -55,6 +59,11 @@ export const webSessions = pgTable(
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     /** The idle deadline, never later than created_at + the absolute lifetime. */
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    /** The browser's User-Agent when it signed in, at most 512 characters (the sessions list, issue 27). */
+    userAgent: text("user_agent"),
+    /** The address the session was last seen from, and when (moved with the idle deadline). */
+    lastIp: text("last_ip"),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, precision: 3 }),
   },
   (t) => [
     index("web_sessions_expires_at_idx").on(t.expiresAt),
@@ -733,5 +742,64 @@ export const rateLimits = pgTable(
     check("rate_limits_hits_nonnegative", sql`hits >= 0`),
     // The purge of idle counters.
     index("rate_limits_scope_updated_idx").on(t.scope, t.updatedAt),
+  ],
+);
+
+/**
+ * A holder's two-factor authentication (issue 27, record 048): one row while
+ * enrolled. The TOTP secret is sealed (AES-256-GCM under a key derived from the
+ * backend secret, the user id as associated data); last_step is the last time
+ * step accepted, so a code is taken once. removal_due_at: a restore without a
+ * code asked for two-factor to go; it goes at that instant, and sends wait.
+ */
+export const holderTwoFactor = pgTable("holder_two_factor", {
+  userId: uuid("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  secretSealed: text("secret_sealed").notNull(),
+  enrolledAt: timestamp("enrolled_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  lastStep: bigint("last_step", { mode: "number" }),
+  removalDueAt: timestamp("removal_due_at", { withTimezone: true, precision: 3 }),
+});
+
+/** A holder's single-use recovery codes, as an HMAC under a key derived from the backend secret. */
+export const holderRecoveryCodes = pgTable(
+  "holder_recovery_codes",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    codeHash: text("code_hash").notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+/**
+ * A holder's saved withdrawal addresses (the allowlist, issue 27). An address
+ * is usable from usable_from (added + the hold); removing deletes the row.
+ */
+export const withdrawalAddresses = pgTable(
+  "withdrawal_addresses",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    coin: text("coin").notNull(),
+    address: text("address").notNull(),
+    /** XRP only: the destination tag the address is saved with; NULL: none. */
+    destinationTag: bigint("destination_tag", { mode: "number" }),
+    label: text("label").notNull(),
+    createdAt: createdAt(),
+    usableFrom: timestamp("usable_from", { withTimezone: true, precision: 3 }).notNull(),
+  },
+  (t) => [
+    uniqueIndex("withdrawal_addresses_unique_idx").on(
+      t.userId,
+      t.coin,
+      t.address,
+      sql`coalesce(${t.destinationTag}, -1)`,
+    ),
   ],
 );
