@@ -21,6 +21,10 @@ export default [
     route("history", "routes/history.tsx"),
     route("notifications", "routes/notifications.tsx"),
     route("security", "routes/security.tsx"),
+    // Holder security settings (issue 27, record 048).
+    // -- two-factor routes
+    // -- allowlist routes
+    // -- password and sessions routes
   ]),
   route("support", "routes/support.tsx"),
   route("currency", "routes/currency.tsx"),

@@ -10,6 +10,7 @@ import { CopyButton } from "../components/copy-button.tsx";
 import { Field, FieldErrors, FormErrors } from "../components/field.tsx";
 import { useHydrated } from "../components/hydrated.ts";
 import { PhraseGrid } from "../components/phrase-grid.tsx";
+import { SecurityLinks } from "../components/security-links.tsx";
 import { useValidatedForm } from "../components/use-validated-form.ts";
 import { securitySchema } from "../forms/security.ts";
 import { readForm } from "../forms.server.ts";
@@ -181,6 +182,14 @@ export default function Security({ actionData }: Route.ComponentProps) {
     setSeen(actionData);
     if (actionData) setWords(actionData.step === 2 ? actionData.words : null);
   }
-  if (words) return <Reveal words={words} />;
-  return <StepOne result={actionData?.step === 1 ? actionData.result : undefined} />;
+  return (
+    <>
+      {words ? (
+        <Reveal words={words} />
+      ) : (
+        <StepOne result={actionData?.step === 1 ? actionData.result : undefined} />
+      )}
+      <SecurityLinks />
+    </>
+  );
 }
