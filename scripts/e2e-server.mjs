@@ -28,6 +28,7 @@ const logFile = process.env.E2E_LOG_FILE;
 const secretsFile = process.env.E2E_SECRETS_FILE;
 const logStream = logFile ? createWriteStream(logFile, { flags: "w" }) : undefined;
 if (secretsFile) writeFileSync(secretsFile, "");
+writeFileSync(`${process.env.E2E_DATA_DIR}.clock`, "0");
 
 // The backend's data folder is announced in E2E_DATA_DIR so tests can run
 // operator commands against the same database.
@@ -44,6 +45,8 @@ function start(name, env) {
       DATA_DIR: dataDir,
       FEEDS_OFFLINE: "true",
       ACCOUNT_KEY_DOGE: DOGE_ACCOUNT_KEY,
+      // The holds' clock (record 048): a test moves it by writing milliseconds into this file.
+      TEST_CLOCK_FILE: `${process.env.E2E_DATA_DIR}.clock`,
       ...env,
     },
     stdio: ["ignore", logStream ? "pipe" : "inherit", logStream ? "pipe" : "inherit"],
