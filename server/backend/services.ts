@@ -43,7 +43,7 @@ import {
   REMOVAL_HOLD_HOURS,
   scheduleRemoval,
   twoFactorState,
-  useCode,
+  spendCode,
   type SecondFactorKeys,
   type TwoFactorState,
 } from "./domain/two-factor.ts";
@@ -210,8 +210,14 @@ async function secondFactor(
   opts: { grants: boolean; reservation?: { succeeded(): Promise<void> } | undefined },
 ): Promise<SecondFactor> {
   if (opts.grants && proof.twoFactorGrant !== undefined) {
-    if (grantIsValid(ctx.secondFactor, proof.twoFactorGrant, who.userId, state.enrolledAt))
-      return { ok: true };
+    const valid = grantIsValid(
+      ctx.secondFactor,
+      proof.twoFactorGrant,
+      who.userId,
+      state.enrolledAt,
+      now(ctx),
+    );
+    if (valid) return { ok: true };
   }
   if (proof.twoFactorCode === undefined || proof.twoFactorCode.trim() === "") {
     return refusal("two_factor_required");
@@ -222,7 +228,7 @@ async function secondFactor(
     if (isLimited(taken)) return limitedRefusal(taken);
     reservation = taken;
   }
-  const check = await useCode(
+  const check = await spendCode(
     ctx.db,
     ctx.secondFactor,
     { userId: who.userId, email: who.email, code: proof.twoFactorCode },
@@ -342,7 +348,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
       const code = body.twoFactorCode?.trim() ?? "";
       let proven = false;
       if (found.ok && state.on && code !== "") {
-        const check = await useCode(ctx.db, ctx.secondFactor, { ...found, code }, audit, now(ctx));
+        const check = await spendCode(ctx.db, ctx.secondFactor, { ...found, code }, audit, now(ctx));
         if (check !== "accepted") {
           const limited = await ctx.limits?.wordsCheckFailed(body.email, caller.senderIp);
           return limited ? limitedRefusal(limited) : codeRefusal(check);

@@ -174,7 +174,7 @@ export type CodeCheck = "accepted" | "invalid" | "replayed" | "off";
  * used). Under the row's lock, so two requests with one code accept it once.
  * Wrong codes are audited; counting them toward the lock is the caller's.
  */
-export async function useCode(
+export async function spendCode(
   db: AppDb,
   keys: SecondFactorKeys,
   input: { userId: string; email: string; code: string },
