@@ -5,7 +5,12 @@
 import type { RouterContextProvider } from "react-router";
 import { STEP_UP_MINUTES } from "../common/literals.ts";
 import { backend, type BackendFailure } from "./backend.server.ts";
-import { commitRotatedSession, getSession, SIGN_IN_CODE_MINUTES, startUserSession } from "./session.server.ts";
+import {
+  commitRotatedSession,
+  getSession,
+  SIGN_IN_CODE_MINUTES,
+  startUserSession,
+} from "./session.server.ts";
 
 export type SignInResult = { ok: true; headers: Headers } | BackendFailure;
 

@@ -60,9 +60,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   const signedIn = await signIn(request, context, { email, password });
   if (!signedIn.ok && signedIn.kind === "rejected" && signedIn.code === "two_factor_required") {
     // Two-factor on (issue 27): the code step, on a URL without the password.
-    const headers = await awaitCode(request, context, { email, password });
-    for (const [name, value] of Object.entries(NO_REFERRER)) headers.set(name, value);
-    return redirect("/login/code", { headers });
+    const pending = await awaitCode(request, context, { email, password });
+    for (const [name, value] of Object.entries(NO_REFERRER)) pending.set(name, value);
+    return redirect("/login/code", { headers: pending });
   }
   if (!signedIn.ok) return failed;
   for (const [name, value] of Object.entries(NO_REFERRER)) signedIn.headers.set(name, value);

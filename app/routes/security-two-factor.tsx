@@ -49,8 +49,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const submission = parseWithZod(formData, { schema: twoFactorPageSchema });
   const intent: Intent = formData.get("intent") === "keep" ? "keep" : "disable";
   const hideFields = ["password", "code"];
-  const refuse = (result: SubmissionResult<string[]>, status = 400, headers: HeadersInit = {}) =>
-    data({ intent, result }, { status, headers });
+  const refuse = (result: SubmissionResult<string[]>, status = 400, extra: HeadersInit = {}) =>
+    data({ intent, result }, { status, headers: extra });
   if (submission.status !== "success") return refuse(submission.reply({ hideFields }));
   const value = submission.value;
   const api = backend(context);

@@ -37,7 +37,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
 // Step 1 only: the phrase is never in a loader (a reload or Back shows step 1).
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { session, user } = await requireUser(request, context);
-  return { codeNeeded: await codeNeeded(context, session, user) };
+  return { codeNeeded: await asksForCode(context, session, user) };
 }
 
 /**
@@ -45,7 +45,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
  * (and no restore's removal waits) and no code was given in this session in
  * the last 5 minutes.
  */
-async function codeNeeded(
+async function asksForCode(
   context: Route.LoaderArgs["context"],
   session: AppSession,
   user: { email: string; words: string[] },
