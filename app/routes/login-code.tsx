@@ -55,14 +55,10 @@ export async function action({ request, context }: Route.ActionArgs) {
   if (signedIn.ok) return redirect("/home", { headers: signedIn.headers });
   const limited = limitedAnswer(signedIn);
   if (limited) {
-    // Locked or waiting: the code step ends; the sign-in page says why if tried again.
-    session.unset("pendingSignIn");
+    // Waiting or locked: said on this page (its loader still finds the step, which ends on its own).
     return data(
       { result: submission.reply({ formErrors: [limited.message], hideFields }) },
-      {
-        status: limited.status,
-        headers: { ...limited.headers, "Set-Cookie": await commitRotatedSession(request, session, context) },
-      },
+      { status: limited.status, headers: limited.headers },
     );
   }
   if (signedIn.kind === "rejected" && signedIn.code.startsWith("two_factor_")) {
