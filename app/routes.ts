@@ -25,6 +25,8 @@ export default [
     // -- two-factor routes
     // -- allowlist routes
     // -- password and sessions routes
+    route("security/sessions", "routes/security-sessions.tsx"),
+    route("security/password", "routes/security-password.tsx"),
   ]),
   route("support", "routes/support.tsx"),
   route("currency", "routes/currency.tsx"),
