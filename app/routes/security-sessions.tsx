@@ -102,14 +102,10 @@ export default function SecuritySessions({ loaderData, actionData }: Route.Compo
             {s.current ? null : (
               <Form method="post" noValidate className="actions">
                 <AuthenticityTokenInput />
+                {/* The intent rides in a hidden input: a text browser shows a button's value beside it. */}
+                <input type="hidden" name="intent" value="end" />
                 <input type="hidden" name="session" value={s.handle} />
-                <button
-                  type="submit"
-                  name="intent"
-                  value="end"
-                  className="button button-secondary"
-                  aria-describedby={`session-${i}`}
-                >
+                <button type="submit" className="button button-secondary" aria-describedby={`session-${i}`}>
                   Sign out
                 </button>
               </Form>
@@ -120,9 +116,8 @@ export default function SecuritySessions({ loaderData, actionData }: Route.Compo
       {others.length > 0 ? (
         <Form method="post" noValidate className="actions">
           <AuthenticityTokenInput />
-          <SubmitButton name="intent" value="end-others" className="button button-primary">
-            Sign out all other sessions
-          </SubmitButton>
+          <input type="hidden" name="intent" value="end-others" />
+          <SubmitButton className="button button-primary">Sign out all other sessions</SubmitButton>
         </Form>
       ) : (
         <p>No other browser is signed in.</p>
