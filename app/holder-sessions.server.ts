@@ -56,9 +56,12 @@ export function describeUserAgent(userAgent: string | null): { browser: string; 
   // bowser refuses an empty string; a missing User-Agent is simply unknown.
   if (text === "") return { browser: "Unknown browser", system: "Unknown system" };
   const parsed = parse(text);
-  // An agent bowser does not know is named by its first product token ("Lynx/2.9.0 libwww…" → Lynx).
-  const name = (parsed.browser.name ?? "").split("/")[0]?.trim() ?? "";
-  const major = (parsed.browser.version ?? "").split(".")[0] ?? "";
+  // An agent bowser does not know comes back whole, with a version from any token: it is named by
+  // its first product token, without a version ("Lynx/2.9.0dev.12 libwww-FM/2.14 SSL-MM/1.4.1" → Lynx).
+  const raw = parsed.browser.name ?? "";
+  const known = !raw.includes("/");
+  const name = known ? raw.trim() : (raw.split("/")[0]?.trim() ?? "");
+  const major = known ? ((parsed.browser.version ?? "").split(".")[0] ?? "") : "";
   const os = parsed.os.name ?? "";
   const osVersion = parsed.os.versionName ?? parsed.os.version ?? "";
   return {
