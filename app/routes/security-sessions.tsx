@@ -73,7 +73,7 @@ export default function SecuritySessions({ loaderData, actionData }: Route.Compo
         {sessions.map((s, i) => (
           <li key={s.handle} className="session-item">
             <h2 id={`session-${i}`} className="session-name">
-              {s.browser} on {s.system}
+              {`${s.browser} on ${s.system}`}
               {s.current ? (
                 <>
                   {" "}
