@@ -36,14 +36,13 @@ export const MAX_USER_AGENT_LENGTH = 512;
 /** No address is longer (an IPv6 address with a zone is well under it). */
 const MAX_IP_LENGTH = 64;
 
+// oxlint-disable-next-line no-control-regex -- control characters are exactly what goes.
+const CONTROL = /[\u0000-\u001f\u007f]/gu;
+
 /** What a row may hold of a header: no control characters (PostgreSQL text takes no NUL), capped. */
 function kept(value: string | undefined, max: number): string | null {
   if (value === undefined) return null;
-  // oxlint-disable-next-line no-control-regex -- control characters are exactly what goes.
-  const text = value
-    .replace(/[\u0000-\u001f\u007f]/gu, "")
-    .trim()
-    .slice(0, max);
+  const text = value.replace(CONTROL, "").trim().slice(0, max);
   return text === "" ? null : text;
 }
 

@@ -43,6 +43,15 @@ function handlesIn(html: string): string[] {
   return [...html.matchAll(/<input type="hidden" name="session" value="([^"]*)"/gu)].map((m) => m[1] ?? "");
 }
 
+/** A Cookie header with the pairs of `fresh` replacing those of the same name. */
+function merge(cookie: string, fresh: string): string {
+  const pairs = new Map<string, string>();
+  for (const pair of [...cookie.split("; "), ...fresh.split("; ")].filter(Boolean)) {
+    pairs.set(pair.slice(0, pair.indexOf("=")), pair);
+  }
+  return [...pairs.values()].join("; ");
+}
+
 /** An open event stream and the events it has had; `next` waits for one. */
 function openStream(port: number, cookie: string) {
   return new Promise<{
@@ -128,12 +137,12 @@ describeEachHost(
 
     /** A browser signed in to the account (through /fast-login, with this User-Agent). */
     async function browser(account: { email: string; password: string }, userAgent = FIREFOX) {
-      const answer = await raw(host.port, {
+      const signedIn = await raw(host.port, {
         path: fastLoginPath(account),
         headers: { "user-agent": userAgent },
       });
-      expect(answer.headers.location).toBe("/home");
-      let cookie = cookiesOf(answer);
+      expect(signedIn.headers.location).toBe("/home");
+      let cookie = cookiesOf(signedIn);
       return {
         get cookie() {
           return cookie;
@@ -150,15 +159,6 @@ describeEachHost(
           return answer;
         },
       };
-    }
-
-    /** A Cookie header with the pairs of `fresh` replacing those of the same name. */
-    function merge(cookie: string, fresh: string): string {
-      const pairs = new Map<string, string>();
-      for (const pair of [...cookie.split("; "), ...fresh.split("; ")].filter(Boolean)) {
-        pairs.set(pair.slice(0, pair.indexOf("=")), pair);
-      }
-      return [...pairs.values()].join("; ");
     }
 
     async function signedInTwice() {
@@ -232,7 +232,7 @@ describeEachHost(
       await stream.next("ready");
       for (const forged of ["A".repeat(43), `${handle.slice(0, -1)}A`, fromThere, "../../etc", ""]) {
         const answer = await here.post("/security/sessions", { csrf, intent: "end", session: forged });
-        expect([400, 404], forged).toContain(answer.status);
+        expect([400, 404], `${forged}`).toContain(answer.status);
       }
       // The stranger posting this holder's handle (with the stranger's own token): nothing.
       const strangerCsrf = inputValue(strangerPage.text, "csrf");

@@ -41,15 +41,11 @@ function pausing(tx: AppDb, userId: string): AppDb {
         return new Proxy(builder, {
           get(inner, key, innerReceiver) {
             if (key !== "values") return Reflect.get(inner, key, innerReceiver) as unknown;
-            return (...values: Parameters<typeof builder.values>) => {
-              const query = builder.values(...values);
-              const run = query.then.bind(query);
-              // The INSERT runs when awaited: between the change's UPDATE and its commit.
-              query.then = ((onDone, onFail) => {
-                process.stdout.write(`mid ${userId}\n`);
-                return sleep(2 + Math.random() * 8).then(() => run(onDone, onFail));
-              }) as typeof query.then;
-              return query;
+            // The audit row's INSERT, between the change's UPDATE and its commit: say so, wait, then run it.
+            return async (...values: Parameters<typeof builder.values>) => {
+              process.stdout.write(`mid ${userId}\n`);
+              await sleep(2 + Math.random() * 8);
+              return builder.values(...values);
             };
           },
         });
