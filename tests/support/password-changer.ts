@@ -6,7 +6,7 @@
 // To make the kill land inside a change's transaction rather than only around
 // it, the child's database handle lets each transaction say so: after the
 // change's UPDATE and before its audit row (the last statement before the
-// commit), it prints "mid <user id>" and waits a few milliseconds. The domain
+// commit), it prints "mid <user id>" and waits 20 to 50 ms. The domain
 // code runs unaltered; only the pause is added.
 //
 // Input (environment): CRASH_DB (a folder, or postgres://…), CRASH_SECRET (the
@@ -44,7 +44,7 @@ function pausing(tx: AppDb, userId: string): AppDb {
             // The audit row's INSERT, between the change's UPDATE and its commit: say so, wait, then run it.
             return async (...values: Parameters<typeof builder.values>) => {
               process.stdout.write(`mid ${userId}\n`);
-              await sleep(2 + Math.random() * 8);
+              await sleep(20 + Math.random() * 30);
               return builder.values(...values);
             };
           },
