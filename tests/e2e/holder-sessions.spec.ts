@@ -6,6 +6,7 @@
 // wrong current password at its field and changes nothing, then makes the
 // old password fail and the new one work, keeps the 12 words, and signs the
 // other browser out; and the same by keyboard alone.
+import { execFileSync } from "node:child_process";
 import type { Browser, Page, TestInfo } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import {
@@ -206,6 +207,60 @@ test("by keyboard alone: sign out the other sessions, then change the password",
       page.getByText("Your password has been changed. Every other session has been signed out."),
     ).toBeVisible();
     await recordSessionCookies(page.context());
+  } finally {
+    await phone.context().close();
+  }
+});
+
+/** What a person reads in a text browser without CSS: `lynx -dump` of the page's HTML, links listed apart. */
+function lynxDump(html: string): string {
+  const dump = execFileSync(
+    process.env.LYNX_PATH ?? "/usr/bin/lynx",
+    ["-dump", "-stdin", "-width=100", "-display_charset=utf-8", "-assume_charset=utf-8"],
+    { input: html, encoding: "utf8" },
+  );
+  return dump.split(/^References$/mu)[0] ?? dump;
+}
+
+test("without scripts or CSS: both pages read in order in lynx, and every form on them carries novalidate", async ({
+  page,
+  browser,
+  signedIn: user,
+}, testInfo) => {
+  test.skip(jsEnabled(testInfo), "lynx runs no scripts: checked in the no-js project");
+  const phone = await phoneSignedIn(browser, testInfo, user);
+  try {
+    const sessionsHtml = await (await page.request.get("/security/sessions")).text();
+    const passwordHtml = await (await page.request.get("/security/password")).text();
+    for (const html of [sessionsHtml, passwordHtml]) {
+      const forms = html.match(/<form\b[^>]*>/giu) ?? [];
+      expect(forms.length).toBeGreaterThan(1);
+      for (const tag of forms) expect(tag).toMatch(/\snovalidate(?:=""|\s|>)/iu);
+    }
+    const sessions = lynxDump(sessionsHtml);
+    const order = [
+      /^Sessions$/mu,
+      /Chrome \d+ on Linux \(This device\)/u,
+      /Last seen from\s+127\.0\.0\.1/u,
+      /Signed in\s+\d\d\.\d\d\.\d\d \d\d:\d\d UTC/u,
+      /Last used\s+\d\d\.\d\d\.\d\d \d\d:\d\d UTC/u,
+      /Safari 17 on iOS 17\.5/u,
+      /\(BUTTON\) Sign out$/mu,
+      /\(BUTTON\) Sign out all other sessions/u,
+      /Back to Security/u,
+    ];
+    let from = 0;
+    for (const pattern of order) {
+      const at = sessions.slice(from).search(pattern);
+      expect(at, `${String(pattern)} after position ${from} in:\n${sessions}`).toBeGreaterThanOrEqual(0);
+      from += at;
+    }
+    // No control named only by an internal value ("(end) Sign out").
+    expect(sessions).not.toMatch(/\((?:end|end-others)\)/u);
+    const password = lynxDump(passwordHtml);
+    expect(password).toMatch(
+      /Change password[\s\S]*Current password _+[\s\S]*New password _+[\s\S]*Confirm new password _+[\s\S]*\(BUTTON\) Change password/u,
+    );
   } finally {
     await phone.context().close();
   }
