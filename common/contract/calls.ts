@@ -49,6 +49,19 @@ export const createAccountBody = z.object({
 });
 
 /**
+ * A code of the holder's authenticator app ("123456", "123 456") or one of
+ * their recovery codes ("abcde-fghjk"): our addition (issue 27, record 048),
+ * asked only of holders who turned two-factor on.
+ */
+export const twoFactorCode = z
+  .string("Must be a string.")
+  .max(64, "Must be at most 64 characters.")
+  .regex(/^[A-Za-z0-9 -]*$/u, "Must be the 6-digit code or a recovery code.");
+
+/** A step-up grant a code bought (twoFactorVerify, or call 2 with a code): good for 5 minutes. */
+export const twoFactorGrant = z.string("Must be a string.").max(256, "Must be at most 256 characters.");
+
+/**
  * Call 2. `purpose` is our addition (record 015): "reveal" (the security page)
  * or "restore" (the restore flow's e-mail lookup) name the audit event; absent
  * is a sign-in. It changes nothing else about the answer.
@@ -58,6 +71,9 @@ export const loginBody = z.object({
   email,
   password,
   purpose: z.enum(["reveal", "restore"], 'Must be "reveal" or "restore".').optional(),
+  // Issue 27: a holder with two-factor on gives a code to sign in (or, for a reveal, a grant).
+  two_factor_code: twoFactorCode.optional(),
+  two_factor_grant: twoFactorGrant.optional(),
 });
 
 export const phraseBody = z.object({ platform, email, twelveWords });
@@ -68,6 +84,8 @@ export const changePasswordBody = z.object({
   twelveWords,
   password,
   confirmPassword: password,
+  // Issue 27: with two-factor on, a code keeps it on; without one, it is removed after a hold.
+  two_factor_code: twoFactorCode.optional(),
 });
 
 /** Call 4: optional paging of the transactions (newest first). */
@@ -144,6 +162,9 @@ export const requestTransactionBody = z.object({
     .optional(),
   // Our addition (issue 15, record 022): XRP only (the route refuses it for other coins).
   destination_tag: destinationTag.optional(),
+  // Issue 27 (record 048): with two-factor on, a code or a grant of the last 5 minutes.
+  two_factor_code: twoFactorCode.optional(),
+  two_factor_grant: twoFactorGrant.optional(),
 });
 
 /**
@@ -201,6 +222,49 @@ export const requestMessageBody = Object.assign(pickMessageKind, { shape: suppor
 // ---------------------------------------------------------------------------
 // Holder security bodies and answers (issue 27, record 048)
 // -- two-factor bodies
+export const twoFactorStatusBody = z.object({ platform, email, twelveWords });
+export const twoFactorBeginBody = z.object({ platform, email, twelveWords, password });
+export const twoFactorEnableBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  secret: z.string("Must be a string.").regex(/^[A-Z2-7]{32}$/u, "Must be the secret twoFactorBegin gave."),
+  two_factor_code: twoFactorCode,
+});
+export const twoFactorDisableBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  password,
+  two_factor_code: twoFactorCode,
+});
+export const twoFactorVerifyBody = z.object({ platform, email, twelveWords, two_factor_code: twoFactorCode });
+
+const twoFactorStatusAnswer = z.object({
+  success: z.literal(true),
+  enabled: z.boolean(),
+  /** While a restore's removal waits: when two-factor goes (ISO 8601); sends are refused until then. */
+  removal_at: z.string().nullable(),
+  recovery_codes_left: z.number().int().min(0),
+});
+const twoFactorBeginAnswer = z.object({
+  success: z.literal(true),
+  secret: z.string(),
+  otpauth_uri: z.string(),
+});
+const twoFactorEnableAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  recovery_codes: z.array(z.string()),
+});
+const twoFactorVerifyAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  grant: z.string(),
+  expires_at: z.string(),
+  /** A waiting removal was called off by this code. */
+  removal_cancelled: z.boolean(),
+});
 // -- allowlist bodies
 // -- password and sessions bodies
 /**
@@ -234,6 +298,22 @@ const loginAnswer = z.object({
   success: z.literal(true),
   message: z.string(),
   user: z.object({ email: z.string(), twelveWords: z.string() }),
+  /** Issue 27: a code was given; this grant covers a reveal or send of the next 5 minutes. */
+  two_factor_grant: z.string().optional(),
+});
+
+/** Call 10: our addition (issue 27) says whether the restore's last step asks for a code. */
+const checkPhraseAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  two_factor: z.boolean().optional(),
+});
+
+/** Call 11: our addition (issue 27) says when two-factor goes, after a restore without a code. */
+const changePasswordAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  two_factor_removal_at: z.string().optional(),
 });
 
 const checkLoggedInAnswer = z.object({
@@ -305,8 +385,8 @@ export type CreateAccountData = z.infer<typeof createAccountAnswer>;
 export type LoginData = z.infer<typeof loginAnswer>;
 export type CheckLoggedInData = z.infer<typeof checkLoggedInAnswer>;
 export type MessageData = z.infer<typeof messageAnswer>;
-export type CheckPhraseData = MessageData;
-export type ChangePasswordData = MessageData;
+export type CheckPhraseData = z.infer<typeof checkPhraseAnswer>;
+export type ChangePasswordData = z.infer<typeof changePasswordAnswer>;
 export type RequestWalletData = MessageData;
 export type RequestMessageData = MessageData;
 export type ClientBalancesData = z.infer<typeof clientBalancesAnswer>;
@@ -366,11 +446,11 @@ export const CALLS = {
   /** Call 2; `purpose` is our addition (record 015). */
   login: call({ path: "/aml-authorization", body: loginBody, answer: loginAnswer }),
   checkLoggedIn: call({ path: "/check-if-logged-in", body: phraseBody, answer: checkLoggedInAnswer }),
-  checkPhrase: call({ path: "/request-change-password", body: phraseBody, answer: messageAnswer }),
+  checkPhrase: call({ path: "/request-change-password", body: phraseBody, answer: checkPhraseAnswer }),
   changePassword: call({
     path: "/aml-client-change-password",
     body: changePasswordBody,
-    answer: messageAnswer,
+    answer: changePasswordAnswer,
   }),
   clientBalances: call({
     path: "/aml-client-balances",
@@ -400,6 +480,19 @@ export const CALLS = {
   }),
   // ---- Holder security (issue 27, record 048): our additions, not the spec's.
   // -- two-factor calls
+  twoFactorStatus: call({ path: "/two-factor", body: twoFactorStatusBody, answer: twoFactorStatusAnswer }),
+  twoFactorBegin: call({ path: "/two-factor/begin", body: twoFactorBeginBody, answer: twoFactorBeginAnswer }),
+  twoFactorEnable: call({
+    path: "/two-factor/enable",
+    body: twoFactorEnableBody,
+    answer: twoFactorEnableAnswer,
+  }),
+  twoFactorDisable: call({ path: "/two-factor/disable", body: twoFactorDisableBody, answer: messageAnswer }),
+  twoFactorVerify: call({
+    path: "/two-factor/verify",
+    body: twoFactorVerifyBody,
+    answer: twoFactorVerifyAnswer,
+  }),
   // -- allowlist calls
   // -- password and sessions calls
   /** Answered "Password changed." (the restore's text); the phrase is re-encrypted in the same transaction. */

@@ -55,6 +55,22 @@ export const REFUSALS = {
   invalid_message: { status: 400, message: "{detail}" },
   // Holder security (issue 27, record 048).
   // -- two-factor refusals
+  two_factor_required: {
+    status: 401,
+    message: "Enter the 6-digit code from your authenticator app, or a recovery code.",
+  },
+  two_factor_invalid: {
+    status: 401,
+    message:
+      "That code is not right. Enter the current 6-digit code from your authenticator app, or a recovery code.",
+  },
+  two_factor_replayed: {
+    status: 401,
+    message: "That code was used already. Wait for the next code in your authenticator app.",
+  },
+  two_factor_hold: { status: 423, message: "{detail}" },
+  two_factor_already_on: { status: 409, message: "Two-factor authentication is already on." },
+  two_factor_off: { status: 409, message: "Two-factor authentication is off." },
   // -- allowlist refusals
   // -- password and sessions refusals
 } as const satisfies Record<string, { status: number; message: string }>;
@@ -135,6 +151,12 @@ export function sendsPausedMessage(scope: "coin" | "user", ticker: string): stri
     : "Sends from your account are paused for now. Your funds are safe; please contact support.";
 }
 
+/** What a holder is told while a restore's removal of two-factor waits (issue 27, record 048). */
+export function twoFactorHoldMessage(until: Date): string {
+  const when = `${until.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+  return `Sends are paused until ${when} while two-factor authentication is removed from your account after a restore.`;
+}
+
 /** The answers' success texts (spec section 7). */
 export const ANSWERS = {
   walletCreated: "Wallet created.",
@@ -146,4 +168,8 @@ export const ANSWERS = {
   transactionRequested: "Transaction requested.",
   messageOpened: "Message opened.",
   messageSent: "Message sent!",
+  // Issue 27 (record 048).
+  twoFactorOn: "Two-factor authentication is on.",
+  twoFactorOff: "Two-factor authentication is off.",
+  codeAccepted: "Code accepted.",
 } as const;

@@ -10,6 +10,7 @@ import {
   refusal,
   sendsPausedMessage,
   tooManyAttempts,
+  twoFactorHoldMessage,
   type Refusal,
 } from "../../common/contract/refusals.ts";
 import { normalisePhrase } from "../../common/phrase.ts";
@@ -31,6 +32,22 @@ import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wal
 import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
 import type { IssuingPolicy } from "./domain/issuing.ts";
+import { sendRecorded } from "./domain/sends.ts";
+import {
+  cancelRemoval,
+  disableTwoFactor,
+  enableTwoFactor,
+  grantIsValid,
+  issueGrant,
+  newEnrolment,
+  passwordIsRight,
+  REMOVAL_HOLD_HOURS,
+  scheduleRemoval,
+  twoFactorState,
+  spendCode,
+  type SecondFactorKeys,
+  type TwoFactorState,
+} from "./domain/two-factor.ts";
 
 export interface ServicesContext extends AccountsContext {
   db: AppDb;
@@ -46,6 +63,10 @@ export interface ServicesContext extends AccountsContext {
   holdClock: () => Date;
   /** A new saved address, or the allowlist's turn-off, waits this many hours (ALLOWLIST_HOLD_HOURS). */
   allowlistHoldHours: number;
+  /** The holders' two-factor keys (record 048). */
+  secondFactor: SecondFactorKeys;
+  /** The clock of codes and grants (the system clock; tests move it). */
+  clock: () => Date;
 }
 
 /** 429 with its wait for a limited address; 423 for a locked account (there is no time to wait for). */
@@ -157,7 +178,85 @@ function sendOutcome(sent: SendResult): Outcome<{
   }
 }
 
+/** The codes' and grants' clock, in milliseconds. */
+const now = (ctx: ServicesContext) => ctx.clock().getTime();
+
+/** What a code or a grant proves (issue 27, record 048). */
+interface Proof {
+  twoFactorCode?: string | undefined;
+  twoFactorGrant?: string | undefined;
+}
+
+type SecondFactor = { ok: true; grant?: { grant: string; expiresAt: Date } } | Refusal;
+
+/** A checked code's refusal, when it was not accepted. */
+function codeRefusal(check: "invalid" | "replayed" | "off"): Refusal {
+  if (check === "replayed") return refusal("two_factor_replayed");
+  if (check === "off") return refusal("two_factor_off");
+  return refusal("two_factor_invalid");
+}
+
+/**
+ * The second factor an action needs from a holder with two-factor on: a grant
+ * of the last 5 minutes (when `grants` allows one), else a code, checked under
+ * the password attempts' limits so wrong codes count toward the account's lock
+ * (record 013). Accepted: a fresh grant for the next 5 minutes.
+ */
+async function secondFactor(
+  ctx: ServicesContext,
+  caller: Caller,
+  who: Principal,
+  state: Extract<TwoFactorState, { on: true }>,
+  proof: Proof,
+  opts: { grants: boolean; reservation?: { succeeded(): Promise<void> } | undefined },
+): Promise<SecondFactor> {
+  if (opts.grants && proof.twoFactorGrant !== undefined) {
+    const valid = grantIsValid(
+      ctx.secondFactor,
+      proof.twoFactorGrant,
+      who.userId,
+      state.enrolledAt,
+      now(ctx),
+    );
+    if (valid) return { ok: true };
+  }
+  if (proof.twoFactorCode === undefined || proof.twoFactorCode.trim() === "") {
+    return refusal("two_factor_required");
+  }
+  let reservation = opts.reservation;
+  if (!reservation) {
+    const taken = await ctx.limits?.beginPasswordCheck(who.email, caller.senderIp);
+    if (isLimited(taken)) return limitedRefusal(taken);
+    reservation = taken;
+  }
+  const check = await spendCode(
+    ctx.db,
+    ctx.secondFactor,
+    { userId: who.userId, email: who.email, code: proof.twoFactorCode },
+    { ip: caller.senderIp },
+    now(ctx),
+  );
+  // A refused code keeps its reserved failure: it counts toward the lock.
+  if (check !== "accepted") return codeRefusal(check);
+  await reservation?.succeeded();
+  return { ok: true, grant: issueGrant(ctx.secondFactor, who.userId, state.enrolledAt, now(ctx)) };
+}
+
+/** A password check under the limits of call 2 (record 013): the reservation on success, else the refusal. */
+async function checkPassword(
+  ctx: ServicesContext,
+  caller: Caller,
+  who: Principal,
+  password: string,
+): Promise<{ ok: true; reservation?: { succeeded(): Promise<void> } | undefined } | Refusal> {
+  const taken = await ctx.limits?.beginPasswordCheck(who.email, caller.senderIp);
+  if (isLimited(taken)) return limitedRefusal(taken);
+  if (!(await passwordIsRight(ctx.db, who.userId, password))) return refusal("wrong_password");
+  return { ok: true, reservation: taken };
+}
+
 export function createServices(ctx: ServicesContext): BackendServices {
+  const stateOf = (userId: string) => twoFactorState(ctx.db, userId, ctx.holdClock());
   return {
     async createAccount(body, caller) {
       // Compared as they are hashed, in NFKC (record 025).
@@ -187,6 +286,19 @@ export function createServices(ctx: ServicesContext): BackendServices {
         purpose: body.purpose,
       });
       if (!result.ok) return refusal(result.reason === "not-found" ? "user_not_found" : "wrong_password");
+      // Two-factor on (record 048): the phrase is answered only with a code (a reveal: or a grant).
+      // While a restore's removal waits, the phrase was just proven: no code is asked.
+      let grant: { grant: string; expiresAt: Date } | undefined;
+      const state = body.purpose === "restore" ? { on: false as const } : await stateOf(result.userId);
+      if (state.on && state.removalDueAt === null) {
+        const who = { userId: result.userId, email: result.email };
+        const second = await secondFactor(ctx, caller, who, state, body, {
+          grants: body.purpose === "reveal",
+          reservation: reservation ?? undefined,
+        });
+        if (!second.ok) return second;
+        grant = second.grant;
+      }
       await reservation?.succeeded();
       // The password opened the phrase: within this request the phrase needs no second check.
       caller.checked?.set(
@@ -199,6 +311,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
           success: true,
           message: ANSWERS.loggedIn,
           user: { email: result.email, twelveWords: result.words.join(" ") },
+          ...(grant ? { two_factor_grant: grant.grant } : {}),
         },
       };
     },
@@ -215,23 +328,65 @@ export function createServices(ctx: ServicesContext): BackendServices {
         checkRestorePhrase(c, email, words, { ip: caller.senderIp }),
       );
       if (!result.ok) return result.limited ?? refusal("wrong_phrase");
-      return { ok: true, data: { success: true, message: ANSWERS.phraseAccepted } };
+      // Issue 27: whether the restore's last step asks for a code (not while a removal waits).
+      const state = await stateOf(result.userId);
+      const asks = state.on && state.removalDueAt === null;
+      return {
+        ok: true,
+        data: { success: true, message: ANSWERS.phraseAccepted, ...(asks ? { two_factor: true } : {}) },
+      };
     },
 
     async changePassword(body, caller) {
       if (!samePassword(body.password, body.confirmPassword)) return refusal("passwords_do_not_match");
       const before = await ctx.limits?.beforeWordsCheck(body.email, caller.senderIp);
       if (isLimited(before)) return limitedRefusal(before);
-      const result = await changePassword(ctx, body.email, body.twelveWords, body.password, {
-        ip: caller.senderIp,
-      });
+      // Two-factor on (issue 27, record 048): a right code keeps it (and calls off a waiting
+      // removal); no code removes it after REMOVAL_HOLD_HOURS; a wrong code changes nothing.
+      const audit = { ip: caller.senderIp };
+      const found = await checkCredentials(ctx, body.email, body.twelveWords);
+      const state = found.ok ? await stateOf(found.userId) : { on: false as const };
+      const code = body.twoFactorCode?.trim() ?? "";
+      let proven = false;
+      if (found.ok && state.on && code !== "") {
+        const check = await spendCode(ctx.db, ctx.secondFactor, { ...found, code }, audit, now(ctx));
+        if (check !== "accepted") {
+          const limited = await ctx.limits?.wordsCheckFailed(body.email, caller.senderIp);
+          return limited ? limitedRefusal(limited) : codeRefusal(check);
+        }
+        proven = true;
+      }
+      let removalAt: Date | null = null;
+      const result = await changePassword(
+        ctx,
+        body.email,
+        body.twelveWords,
+        body.password,
+        audit,
+        async (tx, user) => {
+          if (!state.on) return;
+          if (proven) await cancelRemoval(tx, { userId: user.id, email: user.email }, audit);
+          else {
+            const dueAt = new Date(ctx.holdClock().getTime() + REMOVAL_HOLD_HOURS * 3_600_000);
+            removalAt = await scheduleRemoval(tx, { userId: user.id, email: user.email, dueAt }, audit);
+          }
+        },
+      );
       if (!result.ok) {
         const limited = await ctx.limits?.wordsCheckFailed(body.email, caller.senderIp);
         return limited ? limitedRefusal(limited) : refusal("wrong_phrase");
       }
       // A restore by phrase lifts the account's password lock (record 013).
       await ctx.limits?.restored(body.email, caller.senderIp);
-      return { ok: true, data: { success: true, message: ANSWERS.passwordChanged } };
+      const due = removalAt as Date | null;
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: ANSWERS.passwordChanged,
+          ...(due ? { two_factor_removal_at: due.toISOString() } : {}),
+        },
+      };
     },
 
     async clientBalances(body, caller) {
@@ -272,6 +427,20 @@ export function createServices(ctx: ServicesContext): BackendServices {
     async requestTransaction(body, caller) {
       const result = await checkWords(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      // Step-up (issue 27, record 048): with two-factor on, a code or a grant of the last 5
+      // minutes; none while a restore's removal waits. A replay of a recorded send needs neither.
+      const replay =
+        body.idempotencyKey !== undefined && (await sendRecorded(ctx.db, result.userId, body.idempotencyKey));
+      if (!replay) {
+        const state = await stateOf(result.userId);
+        if (state.on && state.removalDueAt !== null) {
+          return refusal("two_factor_hold", { detail: twoFactorHoldMessage(state.removalDueAt) });
+        }
+        if (state.on) {
+          const second = await secondFactor(ctx, caller, result, state, body, { grants: true });
+          if (!second.ok) return second;
+        }
+      }
       const sent = await requestSend(ctx.db, {
         ...body,
         userId: result.userId,
@@ -305,6 +474,89 @@ export function createServices(ctx: ServicesContext): BackendServices {
 
     // ---- Holder security (issue 27, record 048)
     // -- two-factor services
+    async twoFactorStatus(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const state = await stateOf(result.userId);
+      return {
+        ok: true,
+        data: {
+          success: true,
+          enabled: state.on,
+          removal_at: state.on && state.removalDueAt ? state.removalDueAt.toISOString() : null,
+          recovery_codes_left: state.on ? state.recoveryCodesLeft : 0,
+        },
+      };
+    },
+
+    async twoFactorBegin(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const password = await checkPassword(ctx, caller, result, body.password);
+      if (!password.ok) return password;
+      await password.reservation?.succeeded();
+      if ((await stateOf(result.userId)).on) return refusal("two_factor_already_on");
+      // Nothing is stored until a code of this secret comes back (twoFactorEnable).
+      const { secret, uri } = newEnrolment(result.email);
+      return { ok: true, data: { success: true, secret, otpauth_uri: uri } };
+    },
+
+    async twoFactorEnable(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const enabled = await enableTwoFactor(
+        ctx.db,
+        ctx.secondFactor,
+        { userId: result.userId, email: result.email, secret: body.secret, code: body.twoFactorCode },
+        { ip: caller.senderIp },
+        now(ctx),
+      );
+      if (!enabled.ok)
+        return refusal(enabled.reason === "already-on" ? "two_factor_already_on" : "two_factor_invalid");
+      return {
+        ok: true,
+        data: { success: true, message: ANSWERS.twoFactorOn, recovery_codes: enabled.recoveryCodes },
+      };
+    },
+
+    async twoFactorDisable(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const state = await stateOf(result.userId);
+      if (!state.on) return refusal("two_factor_off");
+      const password = await checkPassword(ctx, caller, result, body.password);
+      if (!password.ok) return password;
+      const second = await secondFactor(ctx, caller, result, state, body, {
+        grants: false,
+        reservation: password.reservation,
+      });
+      if (!second.ok) return second;
+      await disableTwoFactor(ctx.db, result, { ip: caller.senderIp });
+      return { ok: true, data: { success: true, message: ANSWERS.twoFactorOff } };
+    },
+
+    async twoFactorVerify(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const state = await stateOf(result.userId);
+      if (!state.on) return refusal("two_factor_off");
+      const second = await secondFactor(ctx, caller, result, state, body, { grants: false });
+      if (!second.ok) return second;
+      // The authenticator is there after all: a restore's waiting removal is called off.
+      const cancelled =
+        state.removalDueAt !== null && (await cancelRemoval(ctx.db, result, { ip: caller.senderIp }));
+      const grant = second.grant ?? issueGrant(ctx.secondFactor, result.userId, state.enrolledAt, now(ctx));
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: ANSWERS.codeAccepted,
+          grant: grant.grant,
+          expires_at: grant.expiresAt.toISOString(),
+          removal_cancelled: cancelled,
+        },
+      };
+    },
     // -- allowlist services
     // -- password and sessions services
     async updatePassword(body, caller) {

@@ -1,8 +1,8 @@
 // The clock of the holds (record 048): the allowlist's and two-factor removal's
-// waits are measured by it. Without TEST_CLOCK_FILE it is the system clock. With
-// it (tests only; the configuration refuses it in production) the file holds a
-// whole number of milliseconds added to the system clock, read again on every
-// reading, so a test moves the server's clock by writing the file.
+// waits are measured by it. Without TEST_CLOCK_FILE it is the system clock.
+// TEST_CLOCK_FILE (tests only: the configuration refuses it in production) names
+// a file holding a whole number of milliseconds added to the system clock, read
+// again on every reading, so a test moves the server's clock by writing the file.
 import { readFileSync } from "node:fs";
 
 export function holdClock(file: string | undefined): () => Date {

@@ -133,6 +133,11 @@ export function createTestHandler(
     /** Watch-only issuing (record 039); default none. */
     custody?: ApiHandlerOptions["custody"];
     usdtNetwork?: ApiHandlerOptions["usdtNetwork"];
+    /** The clock of the limits, codes and grants (record 048); default the system clock. */
+    now?: ApiHandlerOptions["now"];
+    /** The holds' clock (allowlist, two-factor removal); default the system clock. */
+    holdClock?: ApiHandlerOptions["holdClock"];
+    allowlistHoldHours?: ApiHandlerOptions["allowlistHoldHours"];
   } = {},
 ): TestHandler {
   const backend = createBackend({

@@ -27,6 +27,7 @@ import type { ConfiguredKeys } from "../custody/derive.ts";
 import { NO_KEYS } from "../domain/issuing.ts";
 import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "../domain/rate-limits.ts";
 import { createServices, type ServicesContext } from "../services.ts";
+import { secondFactorKeys } from "../domain/two-factor.ts";
 import { createJobs } from "../jobs.ts";
 import {
   isJsonContentType,
@@ -58,7 +59,7 @@ export interface ApiHandlerOptions {
   usdtNetwork?: UsdtNetwork;
   /** The abuse limits (record 013); default DEFAULT_RATE_LIMITS. "off" only for tests and benchmarks. */
   rateLimits?: RateLimitPolicy | "off";
-  /** The clock of the rate limits; default the system clock (tests move it). */
+  /** The clock of the rate limits and of two-factor codes and grants; default the system clock (tests move it). */
   now?: () => Date;
   /** The clock of the holds (allowlist, two-factor removal; record 048); default the system clock. */
   holdClock?: () => Date;
@@ -146,6 +147,8 @@ function servicesContext(opts: ApiHandlerOptions): ServicesContext {
     usdPrice: opts.usdPrice ?? (() => Promise.resolve(null)),
     usdtNetwork: opts.usdtNetwork ?? "erc20",
     holdClock: opts.holdClock ?? (() => new Date()),
+    secondFactor: secondFactorKeys(opts.backendSecret),
+    clock: opts.now ?? (() => new Date()),
     allowlistHoldHours: opts.allowlistHoldHours ?? 24,
     issuing: {
       keys: opts.custody?.keys ?? NO_KEYS.keys,

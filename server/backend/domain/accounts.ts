@@ -271,6 +271,8 @@ export async function changePassword(
   phrase: string | readonly string[],
   rawNewPassword: string,
   audit?: AuditInfo,
+  /** Runs inside the change's transaction, after the write (two-factor's restore step, record 048). */
+  within?: (tx: Pick<AppDb, "update" | "insert">, user: User) => Promise<void>,
 ): Promise<ChangePasswordResult> {
   const email = normaliseEmail(rawEmail);
   // Hashed and turned into the phrase key in NFKC (record 025).
@@ -316,6 +318,7 @@ export async function changePassword(
       .update(users)
       .set({ passwordHash, phraseKdfSalt: kdfSalt, phraseCiphertext, updatedAt: now, passwordChangedAt: now })
       .where(eq(users.id, user.id));
+    await within?.(tx, user);
     // In the change's own transaction: no password change without its audit row.
     if (audit) {
       await recordSecurityEvent(

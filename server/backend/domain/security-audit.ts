@@ -21,9 +21,17 @@ export type SecurityAction =
   | "restore.phrase"
   | "restore.phrase.failed"
   | "auth.password.changed"
-  | "auth.password.change.failed";
+  | "auth.password.change.failed"
+  // Two-factor (issue 27, record 048).
+  | "auth.two-factor.enabled"
+  | "auth.two-factor.disabled"
+  | "auth.two-factor.failed"
+  | "auth.two-factor.recovery-code"
+  | "auth.two-factor.removal-scheduled"
+  | "auth.two-factor.removal-cancelled"
+  | "auth.two-factor.removed";
 
-export type FailureReason = "unknown-email" | "wrong-password" | "wrong-phrase";
+export type FailureReason = "unknown-email" | "wrong-password" | "wrong-phrase" | "wrong-code";
 
 /** What the caller knows about the request behind an account operation. */
 export interface AuditInfo {

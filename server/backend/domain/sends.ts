@@ -80,6 +80,11 @@ async function recorded(
   return row ? { requestHash: row.requestHash, response: row.response as SentTransaction } : undefined;
 }
 
+/** Whether the user's send under this idempotency key is recorded (its replay needs no step-up). */
+export async function sendRecorded(db: AppDb, userId: string, key: string): Promise<boolean> {
+  return (await recorded(db, userId, key)) !== undefined;
+}
+
 function replay(found: { requestHash: string; response: SentTransaction }, hash: string): SendResult {
   return found.requestHash === hash
     ? { ok: true, replayed: true, transaction: found.response }

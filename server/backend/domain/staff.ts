@@ -8,14 +8,25 @@
 // their SHA-256 only; recovery codes as an HMAC under a key derived from the
 // backend secret; the TOTP secret encrypted (AES-256-GCM) under another. None
 // of them is ever logged or written to the audit log.
-import { createCipheriv, createDecipheriv, createHash, createHmac, hkdfSync, randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { and, asc, eq, isNull, sql } from "drizzle-orm";
-import { Secret, TOTP } from "otpauth";
 import { normalisePassword } from "../../../common/passwords.ts";
 import type { AppDb } from "../db/index.ts";
 import { STAFF_ROLES, type StaffRole } from "../../../common/contract/console.ts";
 import { auditLog, staffEnrolments, staffMembers, staffRecoveryCodes, staffSessions } from "../db/schema.ts";
 import { hashPassword, verifyDummyPassword, verifyPassword } from "./crypto.ts";
+import {
+  canonicalRecovery,
+  codeStep as stepOf,
+  newRecoveryCode,
+  newTotpSecret,
+  openSecret as openTotp,
+  recoveryHash as hashRecovery,
+  RECOVERY_CODES,
+  sealSecret as sealTotp,
+  totpFor as totpOf,
+  totpKeys,
+} from "./totp.ts";
 
 export { STAFF_ROLES, type StaffRole };
 
@@ -26,11 +37,10 @@ export const SESSION_MAX_HOURS = 8;
 export const CODE_STEP_MINUTES = 5;
 /** Consecutive wrong passwords and codes that lock a member's sign-in until an admin unlocks it. */
 export const LOCK_FAILURES = 10;
-export const RECOVERY_CODES = 10;
+export { RECOVERY_CODES };
 /** Staff passwords: the holders' rules (NFKC, at most 1024 characters) and at least this many characters. */
 export const MIN_STAFF_PASSWORD = 12;
 export const MAX_STAFF_PASSWORD = 1024;
-const TOTP_PERIOD = 30;
 
 /** A token we hand out: 32 random bytes, base64url (43 characters). Anything else names nothing. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/u;
@@ -57,75 +67,18 @@ export function staffPasswordProblem(password: string): string | null {
 }
 
 // ---------------------------------------------------------------------------
-// Keys and hashes
+// Keys and hashes (server/backend/domain/totp.ts, under the "staff" keys)
 
-interface StaffKeys {
-  totp: Buffer;
-  recovery: Buffer;
-}
-
-const keysBySecret = new Map<string, StaffKeys>();
-
-function staffKeys(backendSecret: string): StaffKeys {
-  let keys = keysBySecret.get(backendSecret);
-  if (!keys) {
-    const ikm = Buffer.from(backendSecret, "utf8");
-    const sub = (info: string) => Buffer.from(hkdfSync("sha256", ikm, Buffer.alloc(0), info, 32));
-    keys = { totp: sub("coinkeep staff-totp v1"), recovery: sub("coinkeep staff-recovery v1") };
-    keysBySecret.set(backendSecret, keys);
-  }
-  return keys;
-}
-
+const staffKeys = (backendSecret: string) => totpKeys(backendSecret, "staff");
 const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
 const newToken = () => randomBytes(32).toString("base64url");
-
-/** base64(iv[12] | tag[16] | ciphertext); the member's id is bound in as associated data. */
-function sealSecret(backendSecret: string, staffId: string, base32: string): string {
-  const iv = randomBytes(12);
-  const cipher = createCipheriv("aes-256-gcm", staffKeys(backendSecret).totp, iv);
-  cipher.setAAD(Buffer.from(staffId, "utf8"));
-  const body = Buffer.concat([cipher.update(base32, "utf8"), cipher.final()]);
-  return Buffer.concat([iv, cipher.getAuthTag(), body]).toString("base64");
-}
-
-function openSecret(backendSecret: string, staffId: string, sealed: string): string {
-  const raw = Buffer.from(sealed, "base64");
-  const decipher = createDecipheriv("aes-256-gcm", staffKeys(backendSecret).totp, raw.subarray(0, 12));
-  decipher.setAAD(Buffer.from(staffId, "utf8"));
-  decipher.setAuthTag(raw.subarray(12, 28));
-  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
-}
-
-/** Recovery codes are shown as "xxxxx-xxxxx" (lower-case base32); compared without case, spaces or dashes. */
-function canonicalRecovery(code: string): string {
-  return code.toLowerCase().replace(/[\s-]/gu, "");
-}
-
-function recoveryHash(backendSecret: string, staffId: string, code: string): string {
-  return createHmac("sha256", staffKeys(backendSecret).recovery)
-    .update(`${staffId}\n${canonicalRecovery(code)}`)
-    .digest("hex");
-}
-
-function newRecoveryCode(): string {
-  const alphabet = "abcdefghijkmnpqrstuvwxyz23456789";
-  const bytes = randomBytes(10);
-  let code = "";
-  for (const byte of bytes) code += alphabet[byte % alphabet.length];
-  return `${code.slice(0, 5)}-${code.slice(5)}`;
-}
-
-function totpFor(base32: string, email: string): TOTP {
-  return new TOTP({
-    issuer: "Coinkeep staff",
-    label: email,
-    algorithm: "SHA1",
-    digits: 6,
-    period: TOTP_PERIOD,
-    secret: Secret.fromBase32(base32),
-  });
-}
+const sealSecret = (backendSecret: string, staffId: string, base32: string) =>
+  sealTotp(staffKeys(backendSecret), staffId, base32);
+const openSecret = (backendSecret: string, staffId: string, sealed: string) =>
+  openTotp(staffKeys(backendSecret), staffId, sealed);
+const recoveryHash = (backendSecret: string, staffId: string, code: string) =>
+  hashRecovery(staffKeys(backendSecret), staffId, code);
+const totpFor = (base32: string, email: string) => totpOf(base32, "Coinkeep staff", email);
 
 // ---------------------------------------------------------------------------
 // Members
@@ -458,7 +411,7 @@ export async function openEnrolment(db: Db, backendSecret: string, token: string
     if (!live.ok) return live;
     let member = live.member;
     if (member.totpSecret === null) {
-      const sealed = sealSecret(backendSecret, member.id, new Secret({ size: 20 }).base32);
+      const sealed = sealSecret(backendSecret, member.id, newTotpSecret());
       const [updated] = await tx
         .update(staffMembers)
         .set({ totpSecret: sealed })
@@ -547,11 +500,7 @@ export async function completeEnrolment(
 
 /** The time step a six-digit code belongs to (now ±1 step), or null when it is no current code. */
 function codeStep(base32: string, email: string, code: string, now: number): number | null {
-  const token = code.replace(/\s/gu, "");
-  if (!/^\d{6}$/u.test(token)) return null;
-  const delta = totpFor(base32, email).validate({ token, timestamp: now, window: 1 });
-  if (delta === null) return null;
-  return Math.floor(now / 1000 / TOTP_PERIOD) + delta;
+  return stepOf(totpFor(base32, email), code, now);
 }
 
 // ---------------------------------------------------------------------------
