@@ -39,16 +39,44 @@ export interface WebConfig {
 }
 
 /**
+ * What a signed-in session's row says about where it is used (issue 27, the
+ * sessions list): the browser's User-Agent as it signed in (at most 512
+ * characters) and the address it was last seen from. Personal data: it lives
+ * and dies with the row.
+ */
+export interface SessionSeen {
+  userAgent?: string | undefined;
+  ip?: string | undefined;
+}
+
+/** One live session of an owner, as the sessions list shows it (never its data). */
+export interface OwnedSession {
+  /** The row's key (a hash of the token): compared and used server-side only, never sent to a page. */
+  key: string;
+  userAgent: string | null;
+  lastIp: string | null;
+  /** Sign-in (a rotation keeps it). */
+  createdAt: Date;
+  /** The last activity the idle deadline moved for (about once a minute); the sign-in when none since. */
+  lastSeenAt: Date;
+}
+
+/**
  * A dumb key-value table for encrypted session blobs (rows of web_sessions).
  * The store enforces the idle and absolute timeouts (record 015): `get` finds
  * only a live row; `insert`, `update` and `touch` set the idle deadline.
  * `owner` is an opaque tag (an HMAC of the e-mail) so a restore can end every
- * session of one account with `removeOwner`.
+ * session of one account with `removeOwner`, and the sessions page can list
+ * and end one holder's sessions (`listOwner`, `removeOwned`).
  */
 export interface SessionKV {
-  insert(key: string, blob: string, owner: string | null): Promise<void>;
-  /** With `touch`, the read is activity: the idle deadline moves forward (about once a minute at most). */
-  get(key: string, opts?: { touch?: boolean }): Promise<string | null>;
+  /** `seen`: the browser and address a sign-in's row starts with. */
+  insert(key: string, blob: string, owner: string | null, seen?: SessionSeen): Promise<void>;
+  /**
+   * With `touch`, the read is activity: the idle deadline moves forward (about
+   * once a minute at most), and with it the row's last address (`ip`) and time.
+   */
+  get(key: string, opts?: { touch?: boolean; ip?: string | undefined }): Promise<string | null>;
   update(key: string, blob: string, owner: string | null): Promise<void>;
   /** Moves a live row to a new key (a rotated session id), keeping its created_at; false when none. */
   rekey(oldKey: string, newKey: string, blob: string, owner: string | null): Promise<boolean>;
@@ -57,7 +85,12 @@ export interface SessionKV {
   /** When a live row ends if nothing moves it (ms since the epoch; never a touch); null when it is not live. */
   deadline(key: string): Promise<number | null>;
   remove(key: string): Promise<void>;
-  removeOwner(owner: string): Promise<number>;
+  /** Ends every session of `owner` (but the row `except`, when given); how many ended. */
+  removeOwner(owner: string, opts?: { except?: string }): Promise<number>;
+  /** The owner's live sessions, the most recently used first. */
+  listOwner(owner: string): Promise<OwnedSession[]>;
+  /** Ends the session `key` only if `owner` owns it; whether a row went. */
+  removeOwned(owner: string, key: string): Promise<boolean>;
 }
 
 /**

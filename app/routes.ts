@@ -28,6 +28,8 @@ export default [
     route("security/two-factor", "routes/security-two-factor.tsx"),
     // -- allowlist routes
     // -- password and sessions routes
+    route("security/sessions", "routes/security-sessions.tsx"),
+    route("security/password", "routes/security-password.tsx"),
   ]),
   // Turning two-factor on: plain pages without scripts (the new secret is in no page's data).
   route("security/two-factor/enrol", "routes/security-two-factor-enrol.tsx"),

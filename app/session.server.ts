@@ -22,7 +22,7 @@ import {
   type Session,
   type SessionStorage,
 } from "react-router";
-import { servicesContext, type AppServices } from "./context.ts";
+import { servicesContext, type AppServices, type SessionSeen } from "./context.ts";
 import { createSignedCookie } from "./signed-cookie.server.ts";
 
 export interface SignedInUser {
@@ -132,8 +132,13 @@ interface SessionRead {
 interface Sessions {
   storage: SessionStorage<SessionData, FlashData>;
   cookie: Cookie;
-  /** The token and live data behind a Cookie header (a forged, stale or missing cookie reads as none). */
-  load(cookieHeader: string | null, activity: boolean): Promise<SessionRead>;
+  /**
+   * The token and live data behind a Cookie header (a forged, stale or missing cookie reads as none).
+   * `ip`: the visitor's address, which an activity's touch records as the row's last one.
+   */
+  load(cookieHeader: string | null, activity: boolean, ip?: string): Promise<SessionRead>;
+  /** A new row for `data` under a new token, with the browser and address it starts from; the Set-Cookie value. */
+  start(data: Partial<SessionData>, seen: SessionSeen): Promise<string>;
   /** Commits the session's data under a new token; returns the token and the Set-Cookie value. */
   rotate(session: AppSession): Promise<{ token: string; setCookie: string }>;
 }
@@ -149,9 +154,9 @@ const sessionsFor = memoize((s: AppServices): Sessions => {
     path: "/",
     secrets: [sessionSecret],
   });
-  async function read(token: string, activity = false): Promise<SessionData | null> {
+  async function read(token: string, activity = false, ip?: string): Promise<SessionData | null> {
     if (!TOKEN.test(token)) return null;
-    const blob = await kv.get(rowKey(token), { touch: activity });
+    const blob = await kv.get(rowKey(token), { touch: activity, ip });
     if (blob === null) return null;
     const data = open(sessionSecret, token, blob);
     // Sealed by us under this token (AES-GCM): its shape is ours.
@@ -187,7 +192,12 @@ const sessionsFor = memoize((s: AppServices): Sessions => {
       if (!moved) await kv.insert(rowKey(token), blob, owner);
       return { token, setCookie: await cookie.serialize(token) };
     },
-    async load(cookieHeader, activity) {
+    async start(data, seen) {
+      const token = randomBytes(32).toString("base64url");
+      await kv.insert(rowKey(token), seal(sessionSecret, token, data), ownerOf(sessionSecret, data), seen);
+      return cookie.serialize(token);
+    },
+    async load(cookieHeader, activity, ip) {
       // A forged, altered, truncated or stale cookie is simply no session: the
       // visitor is anonymous and a commit starts a new row under a new token
       // (never an update of a row that is gone).
@@ -198,7 +208,7 @@ const sessionsFor = memoize((s: AppServices): Sessions => {
         token = null;
       }
       if (typeof token !== "string") return { token: null, data: null };
-      return { token, data: await read(token, activity) };
+      return { token, data: await read(token, activity, ip) };
     },
   };
   return sessions;
@@ -242,10 +252,11 @@ export async function getSession(request: Request, context: Readonly<RouterConte
   // Keyed by the cookie and the URL too: only the same request's callers share a read.
   let entry = readIn.get(context);
   if (!entry || entry.cookie !== cookie || entry.url !== request.url) {
+    const s = services(context);
     entry = {
       cookie,
       url: request.url,
-      read: sessionsFor(services(context)).load(cookie, isActivity(request)),
+      read: sessionsFor(s).load(cookie, isActivity(request), s.clientAddress?.(context)),
     };
     readIn.set(context, entry);
   }
@@ -310,9 +321,14 @@ export async function destroySession(session: AppSession, context: Readonly<Rout
   return sessionStorageFor(services(context)).destroySession(session);
 }
 
+/** The longest User-Agent a session row keeps (the sessions list, issue 27). */
+const MAX_USER_AGENT = 512;
+
 /**
  * Signs a user in on a fresh session: the old row is destroyed and a new token
- * issued (session fixation), carrying over nothing but a notice to show.
+ * issued (session fixation), carrying over nothing but a notice to show. The
+ * row starts with the browser's User-Agent (cut to 512 characters) and the
+ * visitor's address, for the holder's sessions list (issue 27).
  * Returns the Set-Cookie headers to send with the redirect.
  */
 export async function startUserSession(
@@ -321,7 +337,8 @@ export async function startUserSession(
   user: SignedInUser,
   stepUp?: SessionData["stepUp"],
 ): Promise<Headers> {
-  const storage = sessionStorageFor(services(context));
+  const s = services(context);
+  const storage = sessionStorageFor(s);
   const old = await getSession(request, context);
   rotatedIn.delete(context);
   const headers = new Headers();
@@ -329,11 +346,44 @@ export async function startUserSession(
     rememberWrite(context, old.id, null);
     headers.append("Set-Cookie", await storage.destroySession(old));
   }
-  const fresh = createSession<SessionData, FlashData>();
-  fresh.set("user", user);
-  if (stepUp) fresh.set("stepUp", stepUp);
-  headers.append("Set-Cookie", await storage.commitSession(fresh));
+  const seen: SessionSeen = {
+    userAgent: request.headers.get("User-Agent")?.slice(0, MAX_USER_AGENT) ?? undefined,
+    ip: s.clientAddress?.(context),
+  };
+  headers.append("Set-Cookie", await sessionsFor(s).start(stepUp ? { user, stepUp } : { user }, seen));
   return headers;
+}
+
+/**
+ * The row key of the session a request is on (after any rotation this request
+ * made): the sessions list marks "This device" by it. Server-side only: never
+ * put it, or the token, in a page, a URL or a form.
+ */
+export function sessionKeyOf(session: AppSession): string | null {
+  return TOKEN.test(session.id) ? rowKey(session.id) : null;
+}
+
+/**
+ * Keeps this session and ends every other session of its account (a password
+ * change, issue 27): this one moves to a new id first (like every step that
+ * proves the user again, record 030), then every other row of the owner goes,
+ * and their open event streams close (record 033). Returns the Set-Cookie
+ * value and how many other sessions ended.
+ */
+export async function keepOnlyThisSession(
+  request: Request,
+  session: AppSession,
+  context: Readonly<RouterContextProvider>,
+  email: string,
+): Promise<{ setCookie: string; ended: number }> {
+  const s = services(context);
+  const setCookie = await commitRotatedSession(request, session, context);
+  const kept = rotatedIn.get(context)?.session;
+  const keep = kept ? sessionKeyOf(kept) : null;
+  // A rotation always issues a token; without one this session would end with the others.
+  if (keep === null) throw new Error("the rotated session has no key");
+  const ended = await s.sessions.removeOwner(sessionOwner(s.config.sessionSecret, email), { except: keep });
+  return { setCookie, ended };
 }
 
 export async function getUser(request: Request, context: Readonly<RouterContextProvider>) {

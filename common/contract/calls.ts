@@ -267,6 +267,20 @@ const twoFactorVerifyAnswer = z.object({
 });
 // -- allowlist bodies
 // -- password and sessions bodies
+/**
+ * Our addition (issue 27): a signed-in holder changes their password. The
+ * e-mail and words prove the session as on every signed-in call; the current
+ * password proves the person (a wrong one counts toward call 2's limits,
+ * record 013); the new password twice, compared in NFKC (record 025).
+ */
+export const updatePasswordBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  current_password: password,
+  password,
+  confirm_password: password,
+});
 
 // ---------------------------------------------------------------------------
 // Answers (spec section 7), as the backend sends them and the client checks them.
@@ -481,6 +495,8 @@ export const CALLS = {
   }),
   // -- allowlist calls
   // -- password and sessions calls
+  /** Answered "Password changed." (the restore's text); the phrase is re-encrypted in the same transaction. */
+  updatePassword: call({ path: "/change-password", body: updatePasswordBody, answer: messageAnswer }),
 } as const;
 
 export type CallName = keyof typeof CALLS;

@@ -23,6 +23,7 @@ import {
   login,
   type AccountsContext,
 } from "./domain/accounts.ts";
+import { updatePassword } from "./domain/accounts.ts";
 import { samePassword, type ServerKeys } from "./domain/crypto.ts";
 import { openMessage, storeSupportMessage } from "./domain/messages.ts";
 import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
@@ -558,5 +559,22 @@ export function createServices(ctx: ServicesContext): BackendServices {
     },
     // -- allowlist services
     // -- password and sessions services
+    async updatePassword(body, caller) {
+      // Compared as they are hashed, in NFKC (record 025).
+      if (!samePassword(body.password, body.confirmPassword)) return refusal("passwords_do_not_match");
+      // The session's proof, as on every signed-in call …
+      const who = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!who.ok) return who.limited ?? refusal("invalid_credentials");
+      // … then the person's: a current password is a password check like call 2's, under its limits
+      // (record 013): reserved before it is checked, counted when wrong, cleared when right.
+      const reservation = await ctx.limits?.beginPasswordCheck(who.email, caller.senderIp);
+      if (isLimited(reservation)) return limitedRefusal(reservation);
+      const result = await updatePassword(ctx, who.userId, body.currentPassword, body.password, {
+        ip: caller.senderIp,
+      });
+      if (!result.ok) return refusal("wrong_password");
+      await reservation?.succeeded();
+      return { ok: true, data: { success: true, message: ANSWERS.passwordChanged } };
+    },
   };
 }

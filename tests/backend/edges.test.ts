@@ -81,6 +81,14 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     phone: "+123",
     comment: "A support message.",
   },
+  "/api/change-password": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    current_password: "pw",
+    password: "pw-2",
+    confirm_password: "pw-2",
+  },
 };
 
 interface Answer {
@@ -319,6 +327,8 @@ describe("schema validation", () => {
     ["number comment", "/api/request-message", { comment: 123456 }],
     ["missing comment", "/api/request-message", { comment: undefined }],
     ["null phone", "/api/request-message", { phone: null }],
+    ["missing current_password", "/api/change-password", { current_password: undefined }],
+    ["number confirm_password", "/api/change-password", { confirm_password: 1234 }],
   ];
 
   test.each(cases)("%s → 400 Invalid request.", async (_name, route, patch) => {

@@ -323,6 +323,8 @@ export const ROUTES = [
   "/api/request-transaction",
   "/api/aml-message-open-status",
   "/api/request-message",
+  // Issue 27 (record 048): change password while signed in.
+  "/api/change-password",
 ] as const;
 
 /**

@@ -15,6 +15,7 @@ import {
   phraseBody,
   requestMessageBody,
   requestTransactionBody,
+  updatePasswordBody,
   walletRequestBody,
 } from "../../common/contract/calls.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -108,6 +109,7 @@ export const MAY_WRITE: Record<Route, readonly WatchedTable[]> = {
   "/api/request-transaction": ["withdrawals", "ledger_transfers", "send_requests"],
   "/api/aml-message-open-status": ["message_reads"],
   "/api/request-message": ["support_messages"],
+  "/api/change-password": ["users"],
 };
 
 /** What the fuzzer needs of a body schema: its fields and a check. */
@@ -129,6 +131,7 @@ export const ROUTE_SCHEMAS: Record<Route, BodySchema> = {
   "/api/request-transaction": requestTransactionBody,
   "/api/aml-message-open-status": messageOpenBody,
   "/api/request-message": requestMessageBody,
+  "/api/change-password": updatePasswordBody,
 };
 
 /**
@@ -261,5 +264,14 @@ export function validBody(route: Route, holder: Holder): Record<string, unknown>
       return { ...base, twelveWords: holder.words, messageId: holder.messageId };
     case "/api/request-message":
       return { ...base, full_name: "Fuzz Holder", phone: "+4412345678", comment: "A support message." };
+    // To the same password: the holder's password stays what the other routes' bodies say.
+    case "/api/change-password":
+      return {
+        ...base,
+        twelveWords: holder.words,
+        current_password: holder.password,
+        password: holder.password,
+        confirm_password: holder.password,
+      };
   }
 }

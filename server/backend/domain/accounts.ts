@@ -332,3 +332,89 @@ export async function changePassword(
   if (!changed) return refused(undefined);
   return { ok: true };
 }
+
+export type UpdatePasswordResult = { ok: true } | { ok: false; reason: "wrong-password" };
+
+/**
+ * A signed-in holder changes their password (issue 27; the caller has proved
+ * the e-mail and words). The current password is verified as a sign-in
+ * verifies it (NFKC, then as typed for an account from before record 025),
+ * the phrase is decrypted under its key, and the new password's hash, a new
+ * KDF salt and the phrase re-encrypted under the new password's key replace
+ * the old three in ONE transaction with the audit row: a crash or a failure
+ * at any point leaves either the old password (and phrase key) or the new
+ * one, never a mix. The row is changed only while it still holds what was
+ * verified, so a change that landed meanwhile is never undone (the slower
+ * one is then answered as a wrong current password, which it now is).
+ */
+export async function updatePassword(
+  ctx: AccountsContext,
+  userId: string,
+  rawCurrentPassword: string,
+  rawNewPassword: string,
+  audit: AuditInfo,
+): Promise<UpdatePasswordResult> {
+  const current = normalisePassword(rawCurrentPassword);
+  const legacy = rawCurrentPassword === current ? undefined : rawCurrentPassword;
+  const newPassword = normalisePassword(rawNewPassword);
+  const [user] = await ctx.db.select().from(users).where(eq(users.id, userId)).limit(1);
+  const refused = async () => {
+    await recordSecurityEvent(
+      ctx.db,
+      {
+        action: "auth.password.change.failed",
+        email: user?.email ?? null,
+        userId: user?.id ?? null,
+        reason: "wrong-password",
+      },
+      audit,
+    );
+    return { ok: false, reason: "wrong-password" } as const;
+  };
+  if (!user) {
+    await verifyDummyPassword(current);
+    return refused();
+  }
+  let verified: string | undefined;
+  if (await verifyPassword(user.passwordHash, current)) verified = current;
+  else if (legacy !== undefined && (await verifyPassword(user.passwordHash, legacy))) verified = legacy;
+  if (verified === undefined) return refused();
+  const oldKey = await derivePhraseKey(ctx.keys, verified, user.phraseKdfSalt);
+  const phrase = decryptPhrase(oldKey, user.id, user.phraseCiphertext);
+  // The password verified, so a failure here means damaged data or a changed backend secret.
+  if (phrase === null) throw new Error("Stored phrase could not be decrypted");
+
+  // The expensive hashing happens before the transaction, so the row (and, on
+  // PGlite, the whole database) is held only for the short write.
+  const kdfSalt = newKdfSalt();
+  const [passwordHash, phraseKey] = await Promise.all([
+    hashPassword(newPassword),
+    derivePhraseKey(ctx.keys, newPassword, kdfSalt),
+  ]);
+  const phraseCiphertext = encryptPhrase(phraseKey, user.id, phrase);
+
+  const changed = await ctx.db.transaction(async (tx) => {
+    const [row] = await tx.select().from(users).where(eq(users.id, user.id)).for("update");
+    if (
+      !row ||
+      row.passwordHash !== user.passwordHash ||
+      row.phraseKdfSalt !== user.phraseKdfSalt ||
+      row.phraseCiphertext !== user.phraseCiphertext
+    ) {
+      return false;
+    }
+    const now = new Date();
+    await tx
+      .update(users)
+      .set({ passwordHash, phraseKdfSalt: kdfSalt, phraseCiphertext, updatedAt: now, passwordChangedAt: now })
+      .where(eq(users.id, user.id));
+    // In the change's own transaction: no password change without its audit row, nor the reverse.
+    await recordSecurityEvent(
+      tx,
+      { action: "auth.password.changed", email: row.email, userId: row.id },
+      audit,
+    );
+    return true;
+  });
+  return changed ? { ok: true } : refused();
+}
