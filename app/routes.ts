@@ -24,6 +24,7 @@ export default [
     // Holder security settings (issue 27, record 048).
     // -- two-factor routes
     // -- allowlist routes
+    route("security/addresses", "routes/security-addresses.tsx"),
     // -- password and sessions routes
   ]),
   route("support", "routes/support.tsx"),

@@ -29,6 +29,8 @@ export function holdText(hours: number): string {
   return `${hours} ${hours === 1 ? "hour" : "hours"}`;
 }
 
+const two = (n: number) => String(n).padStart(2, "0");
+
 /**
  * An instant as the pages show dates and times (dd.mm.yy hh:mm UTC, spec section
  * 9), rounded up to the minute: a time shown as "usable from" is never earlier
@@ -38,7 +40,6 @@ export function utcMinute(at: Date | string): string {
   const ms = new Date(at).getTime();
   if (Number.isNaN(ms)) return "";
   const date = new Date(Math.ceil(ms / 60_000) * 60_000);
-  const two = (n: number) => String(n).padStart(2, "0");
   const day = `${two(date.getUTCDate())}.${two(date.getUTCMonth() + 1)}.${two(date.getUTCFullYear() % 100)}`;
   return `${day} ${two(date.getUTCHours())}:${two(date.getUTCMinutes())} UTC`;
 }
@@ -68,4 +69,35 @@ export const ALLOWLIST_ANSWERS = {
 /** Turning the allowlist off: it still applies until `offAt`. */
 export function offRequestedMessage(offAt: Date | string): string {
   return `Sends can go to any address from ${utcMinute(offAt)}. Until then, only your saved addresses can receive them.`;
+}
+
+/** A saved address as a send checks against it: canonical address, XRP tag, and when it is usable from. */
+export interface SavedDestination {
+  address: string;
+  tag: number | null;
+  usableFrom: string;
+  /** Whether its hold had ended when the list was read (by the backend's holds' clock). */
+  usable: boolean;
+}
+
+/** What a send form checks a destination against while only saved addresses may receive sends. */
+export interface AllowlistRule {
+  holdHours: number;
+  /** The wallet's coin's saved addresses. */
+  saved: readonly SavedDestination[];
+}
+
+/**
+ * Why a send to `destination` (canonical, as resolveDestination gives it) is
+ * refused by the allowlist, or undefined when it may go: the backend's own
+ * texts, so the form says at the field what Confirm would be told.
+ */
+export function allowlistProblem(
+  rule: AllowlistRule | undefined,
+  destination: { address: string; tag: number | null },
+): string | undefined {
+  if (!rule) return undefined;
+  const saved = rule.saved.find((s) => s.address === destination.address && s.tag === destination.tag);
+  if (!saved) return notSavedMessage(rule.holdHours);
+  return saved.usable ? undefined : notUsableYetMessage(saved.usableFrom);
 }

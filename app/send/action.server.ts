@@ -9,7 +9,9 @@ import { AMOUNT_FORMAT } from "../../common/contract/amounts.ts";
 import { log } from "../../common/log.ts";
 import { backend } from "../backend.server.ts";
 import { parseDecimal, ZERO } from "../../common/decimal.ts";
+import { allowlistRule, loadAllowlist } from "../allowlist.server.ts";
 import {
+  addressRefusal,
   amountToSend,
   coinToFiat,
   completeAmounts,
@@ -111,8 +113,12 @@ export async function sendAction({
 
   // The server always checks: 'Send' and Confirm against the form's rules (the address by its
   // network's), the other buttons read the values only (see sendSchemaFor).
+  // While only saved addresses may receive sends (record 048), 'Send' and Confirm check the
+  // address against them too (the wallet page's loader shares this read).
+  const checksAddress = intent === "review" || intent === "confirm";
+  const allowlist = checksAddress ? allowlistRule(await loadAllowlist(context, user), ticker) : undefined;
   const submission = parseWithZod(checked, {
-    schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }),
+    schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }, allowlist),
   });
   const posted = formData.get("key");
   const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
@@ -218,6 +224,9 @@ export async function sendAction({
       // A refusal is final: the next try is a new request, with a new key. After a network
       // failure the outcome is unknown: the same key again cannot send twice.
       if (answer.kind === "rejected") key = newSendKey();
+      // Refused by the holder's allowlist (record 048): said at the address, nothing was held.
+      const atAddress = addressRefusal(answer);
+      if (atAddress) return reply("form", { address: [atAddress] }, { status: 400 });
       else {
         log.warn("Send failed", { reason: answer.message });
         // The send may have happened: the page shows balances read afresh.

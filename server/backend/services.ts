@@ -631,8 +631,8 @@ export function createServices(ctx: ServicesContext): BackendServices {
     async allowlist(body, caller) {
       const result = await checkWords(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
-      const now = ctx.holdClock();
-      const state = await readAllowlist(ctx.db, result, now);
+      const at = ctx.holdClock();
+      const state = await readAllowlist(ctx.db, result, at);
       return {
         ok: true,
         data: {
@@ -641,7 +641,7 @@ export function createServices(ctx: ServicesContext): BackendServices {
           off_at: state.offAt?.toISOString() ?? null,
           hold_hours: ctx.allowlistHoldHours,
           usdt_network: ctx.usdtNetwork,
-          addresses: state.addresses.map((saved) => savedAddressData(saved, now)),
+          addresses: state.addresses.map((saved) => savedAddressData(saved, at)),
         },
       };
     },
@@ -662,12 +662,12 @@ export function createServices(ctx: ServicesContext): BackendServices {
       }
       const proven = await proveChange(ctx, caller, result, body);
       if (!proven.ok) return proven;
-      const now = ctx.holdClock();
+      const at = ctx.holdClock();
       const added = await addSavedAddress(
         ctx.db,
         result,
         { coin: body.coin, address: checked.address, destinationTag: checked.tag, label: body.label },
-        { now, holdHours: ctx.allowlistHoldHours },
+        { now: at, holdHours: ctx.allowlistHoldHours },
         { ip: caller.senderIp },
       );
       if (!added.ok) {
@@ -680,7 +680,11 @@ export function createServices(ctx: ServicesContext): BackendServices {
       }
       return {
         ok: true,
-        data: { success: true, message: ALLOWLIST_ANSWERS.added, address: savedAddressData(added.saved, now) },
+        data: {
+          success: true,
+          message: ALLOWLIST_ANSWERS.added,
+          address: savedAddressData(added.saved, at),
+        },
       };
     },
 

@@ -25,10 +25,11 @@ const XRP_X_TAG_11747 = "X7AcgcsBL6XDcUb289X4mJ8djcdyKaLFuhLRuNXPrDeJd9A";
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+const two = (n: number) => String(n).padStart(2, "0");
+
 /** dd.mm.yy hh:mm UTC, rounded up to the minute (common/allowlist.ts utcMinute). */
 function shown(ms: number): string {
   const d = new Date(Math.ceil(ms / 60_000) * 60_000);
-  const two = (n: number) => String(n).padStart(2, "0");
   return `${two(d.getUTCDate())}.${two(d.getUTCMonth() + 1)}.${two(d.getUTCFullYear() % 100)} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 }
 
@@ -39,9 +40,10 @@ function codeOf(secret: string, at = codeNow): string {
   return new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 }).generate({ timestamp: at });
 }
 
+const creds = ({ email, twelveWords }: ApiAccount) => ({ email, twelveWords });
+
 function suite(api: Api) {
   const { call } = api;
-  const creds = ({ email, twelveWords }: ApiAccount) => ({ email, twelveWords });
 
   async function holder(label: string) {
     const account = await api.newAccount(label);
@@ -106,7 +108,12 @@ function suite(api: Api) {
 
     expect(await set(account, true)).toEqual({
       status: 200,
-      body: { success: true, message: "Only your saved addresses can receive sends now.", on: true, off_at: null },
+      body: {
+        success: true,
+        message: "Only your saved addresses can receive sends now.",
+        on: true,
+        off_at: null,
+      },
     });
     // Asking for what already is changes nothing.
     expect((await set(account, true)).body).toEqual({
@@ -190,7 +197,12 @@ function suite(api: Api) {
     const bitcoin = "This is a Bitcoin address, not an Ethereum address.";
     expect(await add(account, { address: "bc1quvuarfksewfeuevuc6tn0kfyptgjvwsvrprk9d" })).toEqual({
       status: 400,
-      body: { success: false, code: "invalid_address", message: bitcoin, issues: [{ path: "address", message: bitcoin }] },
+      body: {
+        success: false,
+        code: "invalid_address",
+        message: bitcoin,
+        issues: [{ path: "address", message: bitcoin }],
+      },
     });
     const xrpOnly = "Only XRP sends take a destination tag.";
     expect(await add(account, { address: good, destination_tag: 7 })).toEqual({
@@ -212,7 +224,12 @@ function suite(api: Api) {
     ] as const) {
       expect(await add(account, { address: good, label })).toEqual({
         status: 400,
-        body: { success: false, code: "invalid_request", message: "Invalid request.", issues: [{ path: "label", message: text }] },
+        body: {
+          success: false,
+          code: "invalid_request",
+          message: "Invalid request.",
+          issues: [{ path: "label", message: text }],
+        },
       });
     }
     expect(await add(account, { address: good, coin: "LTC" })).toEqual({
@@ -250,7 +267,9 @@ function suite(api: Api) {
     const { account } = await holder("al-xrp");
     const x = await add(account, { coin: "xrp", address: XRP_X_TAG_11747, label: "Exchange" });
     expect(x.body.address).toMatchObject({ coin: "XRP", address: XRP_CLASSIC, destination_tag: 11747 });
-    expect((await add(account, { coin: "XRP", address: XRP_CLASSIC, destination_tag: 11747 })).status).toBe(409);
+    expect((await add(account, { coin: "XRP", address: XRP_CLASSIC, destination_tag: 11747 })).status).toBe(
+      409,
+    );
     const none = await add(account, { coin: "XRP", address: XRP_CLASSIC });
     expect(none.body.address).toMatchObject({ address: XRP_CLASSIC, destination_tag: null });
     const zero = await add(account, { coin: "XRP", address: XRP_CLASSIC, destination_tag: 0 });
@@ -285,13 +304,16 @@ function suite(api: Api) {
     expect(await set(account, true, { password: "nope" })).toEqual(wrong);
     expect(await call("/allowlist/remove", { ...creds(account), password: "nope", id })).toEqual(wrong);
     const missing = await call("/allowlist/set", { ...creds(account), on: true });
-    expect(missing).toMatchObject({ status: 400, body: { code: "invalid_request", issues: [{ path: "password" }] } });
+    expect(missing).toMatchObject({
+      status: 400,
+      body: { code: "invalid_request", issues: [{ path: "password" }] },
+    });
     expect(await savedRows(account.userId)).toBe(1);
     expect((await call("/allowlist", creds(account))).body.on).toBe(false);
     // The reading needs the phrase, as every call of an account does.
-    expect(await call("/allowlist", { email: account.email, twelveWords: "abandon ".repeat(12).trim() })).toEqual(
-      refusedAnswer(401, "invalid_credentials", "Invalid credentials."),
-    );
+    expect(
+      await call("/allowlist", { email: account.email, twelveWords: "abandon ".repeat(12).trim() }),
+    ).toEqual(refusedAnswer(401, "invalid_credentials", "Invalid credentials."));
   });
 
   test("with two-factor on, a change needs a code (once) or a grant", async () => {
@@ -300,12 +322,17 @@ function suite(api: Api) {
     const secret = begun.body.secret as string;
     codeNow += 30_000;
     expect(
-      (await call("/two-factor/enable", { ...creds(account), secret, two_factor_code: codeOf(secret) })).status,
+      (await call("/two-factor/enable", { ...creds(account), secret, two_factor_code: codeOf(secret) }))
+        .status,
     ).toBe(200);
     codeNow += 30_000;
     const address = randomAddress("ETH");
     expect(await add(account, { address })).toEqual(
-      refusedAnswer(401, "two_factor_required", "Enter the 6-digit code from your authenticator app, or a recovery code."),
+      refusedAnswer(
+        401,
+        "two_factor_required",
+        "Enter the 6-digit code from your authenticator app, or a recovery code.",
+      ),
     );
     const right = codeOf(secret);
     const wrong = String((Number(right) + 500_000) % 1_000_000).padStart(6, "0");
@@ -325,7 +352,10 @@ function suite(api: Api) {
     codeNow += 30_000;
     const verified = await call("/two-factor/verify", { ...creds(account), two_factor_code: codeOf(secret) });
     const grant = verified.body.grant as string;
-    expect(await set(account, true, { two_factor_grant: grant })).toMatchObject({ status: 200, body: { on: true } });
+    expect(await set(account, true, { two_factor_grant: grant })).toMatchObject({
+      status: 200,
+      body: { on: true },
+    });
     const id = (added.body.address as { id: string }).id;
     expect(
       await call("/allowlist/remove", { ...creds(account), password: "pw", id, two_factor_grant: grant }),
@@ -411,7 +441,10 @@ function suite(api: Api) {
     expect((await set(account, false)).body.off_at).toBe(iso(asked + 24 * HOUR));
     const elsewhere = randomAddress("ETH");
     holdNow = asked + 24 * HOUR - 1;
-    expect(await send(account, walletId, elsewhere)).toMatchObject({ status: 403, body: { code: "address_not_saved" } });
+    expect(await send(account, walletId, elsewhere)).toMatchObject({
+      status: 403,
+      body: { code: "address_not_saved" },
+    });
     expect(await sendCount(api.db, walletId)).toBe(0);
     holdNow = asked + 24 * HOUR;
     expect((await send(account, walletId, elsewhere)).status).toBe(200);

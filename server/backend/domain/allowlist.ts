@@ -202,7 +202,12 @@ export async function addSavedAddress(
     const added = savedAddress(row);
     await recordSecurityEvent(
       tx,
-      { action: "allowlist.added", email: holder.email, userId: holder.userId, details: addressDetails(added) },
+      {
+        action: "allowlist.added",
+        email: holder.email,
+        userId: holder.userId,
+        details: addressDetails(added),
+      },
       audit,
     );
     return { ok: true, saved: added };
@@ -268,10 +273,7 @@ export async function setAllowlist(
         .update(users)
         .set({ allowlistOnly: true, allowlistOffAt: null })
         .where(eq(users.id, holder.userId));
-      await event(
-        "allowlist.on",
-        was.offAt === null ? {} : { cancelledOffAt: was.offAt.toISOString() },
-      );
+      await event("allowlist.on", was.offAt === null ? {} : { cancelledOffAt: was.offAt.toISOString() });
       return { on: true, offAt: null, change: was.on ? "off-cancelled" : "on" };
     }
     if (!was.on || was.offAt !== null) return { ...was, change: "none" };

@@ -1,0 +1,83 @@
+// The saved addresses page's forms (issue 27, record 048): add an address,
+// remove one, switch "Only send to saved addresses". On the server always; in
+// the browser as an enhancement loaded on first use (record 034). The address
+// is checked by the backend's own rules (common/addresses.ts), as a send's is.
+import { z } from "./z.ts";
+import { resolveDestination, parseDestinationTag, type UsdtNetwork } from "../../common/addresses.ts";
+import { labelProblem } from "../../common/allowlist.ts";
+import { isTicker, type Ticker } from "../../common/coins.ts";
+import { REFUSALS } from "../../common/contract/refusals.ts";
+
+export const CHOOSE_COIN = "Choose a coin.";
+export const ENTER_ADDRESS = "Enter the address.";
+export const CODE_REQUIRED = REFUSALS.two_factor_required.message;
+
+/** What every change is proven with: the password, and with two-factor on a code. */
+function proof(twoFactor: boolean) {
+  return {
+    password: z.string({ error: "Required" }).min(1, "Required"),
+    code: twoFactor
+      ? z.string({ error: CODE_REQUIRED }).trim().min(1, CODE_REQUIRED).max(64, CODE_REQUIRED)
+      : z.string().trim().max(64, CODE_REQUIRED).optional(),
+  };
+}
+
+export interface AddressFormOptions {
+  usdtNetwork: UsdtNetwork;
+  /** Two-factor is on: the code is asked for. */
+  twoFactor: boolean;
+}
+
+const typed = z.string().default("");
+
+/**
+ * Add: the coin, a label, the address (XRP: an optional tag, or an X-address
+ * carrying one). Its output has the address as typed (the backend resolves it
+ * again) and, for checks against the saved list, its canonical destination.
+ */
+export function addAddressSchema({ usdtNetwork, twoFactor }: AddressFormOptions) {
+  return z
+    .object({ coin: typed, label: typed, address: typed, tag: typed, ...proof(twoFactor) })
+    .transform((value, ctx) => {
+      const coin = value.coin.trim().toUpperCase();
+      const label = value.label.trim();
+      const address = value.address.trim();
+      const labelText = labelProblem(label);
+      if (labelText) ctx.addIssue({ code: "custom", path: ["label"], message: labelText });
+      const tag = parseDestinationTag(value.tag);
+      if (!tag.ok) ctx.addIssue({ code: "custom", path: ["tag"], message: tag.reason });
+      let destination: { address: string; tag: number | null } | undefined;
+      if (!isTicker(coin)) ctx.addIssue({ code: "custom", path: ["coin"], message: CHOOSE_COIN });
+      else if (address === "") ctx.addIssue({ code: "custom", path: ["address"], message: ENTER_ADDRESS });
+      else if (tag.ok) {
+        const checked = resolveDestination(coin, address, tag.tag, { usdtNetwork });
+        if (checked.ok) destination = { address: checked.address, tag: checked.tag };
+        else ctx.addIssue({ code: "custom", path: [checked.field], message: checked.reason });
+      }
+      return {
+        coin: coin as Ticker,
+        label,
+        address,
+        tag: tag.ok ? tag.tag : null,
+        destination,
+        password: value.password,
+        code: value.code || undefined,
+      };
+    });
+}
+
+/** Remove: which saved address (the list's id). */
+export function removeAddressSchema(twoFactor: boolean) {
+  return z.object({
+    id: z.string({ error: "Choose an address to remove." }).trim().min(1).max(64),
+    ...proof(twoFactor),
+  });
+}
+
+/** The switch: on or off (the button pressed). */
+export function switchSchema(twoFactor: boolean) {
+  return z.object({
+    intent: z.enum(["on", "off"], "Choose on or off."),
+    ...proof(twoFactor),
+  });
+}
