@@ -4,7 +4,7 @@ import { useState } from "react";
 import { data, Form, Link, redirect, type RouterContextProvider } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { holdText, MAX_SAVED_ADDRESSES, utcMinute } from "../../common/allowlist.ts";
-import { COINS, TICKERS } from "../../common/coins.ts";
+import { coinFor, COINS, TICKERS } from "../../common/coins.ts";
 import type { AllowlistData, SavedAddressData } from "../../common/contract/calls.ts";
 import { REFUSALS } from "../../common/contract/refusals.ts";
 import { loadAllowlist } from "../allowlist.server.ts";
@@ -324,6 +324,12 @@ function RemoveForm({
   );
 }
 
+/** "Ethereum (ETH)". */
+function coinName(ticker: string): string {
+  const coin = coinFor(ticker);
+  return coin ? `${coin.name} (${coin.ticker})` : ticker;
+}
+
 function SavedList({
   list,
   removing,
@@ -346,8 +352,7 @@ function SavedList({
             <li key={saved.id}>
               <h3>{saved.label}</h3>
               <p>
-                <span className="muted">Coin:</span>{" "}
-                {COINS[saved.coin as keyof typeof COINS]?.name ?? saved.coin} ({saved.coin})
+                <span className="muted">Coin:</span> {coinName(saved.coin)}
               </p>
               <p>
                 <span className="muted">Address:</span>{" "}
@@ -464,8 +469,7 @@ function AddForm({
     <section className="card security-card" aria-labelledby="allowlist-add-title">
       <h2 id="allowlist-add-title">Add an address</h2>
       <p className="muted small">
-        A new address can receive sends {holdText(list.hold_hours)} after you add it. Its address is checked
-        as a send&apos;s is.
+        A new address can receive sends {holdText(list.hold_hours)} after you add it.
       </p>
       <Form method="post" action={PATH} {...getFormProps(form)}>
         <AuthenticityTokenInput />
