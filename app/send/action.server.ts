@@ -113,10 +113,12 @@ export async function sendAction({
 
   // The server always checks: 'Send' and Confirm against the form's rules (the address by its
   // network's), the other buttons read the values only (see sendSchemaFor).
-  // While only saved addresses may receive sends (record 048), 'Send' and Confirm check the
-  // address against them too (the wallet page's loader shares this read).
-  const checksAddress = intent === "review" || intent === "confirm";
-  const allowlist = checksAddress ? allowlistRule(await loadAllowlist(context, user), ticker) : undefined;
+  // While only saved addresses may receive sends (record 048), 'Send' checks the address against
+  // them too, before the warning: the page that answers reads the list anyway (one read, shared).
+  // Confirm leaves it to call 6, whose refusal comes back at the address field: a read here would
+  // cost every send one more, allowlist or not.
+  const allowlist =
+    intent === "review" ? allowlistRule(await loadAllowlist(context, user), ticker) : undefined;
   const submission = parseWithZod(checked, {
     schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }, allowlist),
   });

@@ -8,7 +8,11 @@
 // The server's clock is one for both projects (and any other spec that waits
 // out a hold): each test holds it (withHoldClock) from the first address saved
 // until the clock is back at 0.
-import type { Page, TestInfo } from "@playwright/test";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { APIRequestContext, BrowserContext, Page, TestInfo } from "@playwright/test";
 import { toEip55 } from "../../common/addresses.ts";
 import { expect, test } from "./fixtures.ts";
 import { withHoldClock } from "./hold-clock.ts";
@@ -18,6 +22,7 @@ import {
   freshEthAddress,
   jsEnabled,
   pendingSends,
+  PLATFORM,
   tabTo,
   typeText,
   visit,
@@ -42,6 +47,42 @@ const two = (n: number) => String(n).padStart(2, "0");
 function shownTime(ms: number): string {
   const at = new Date(Math.ceil(ms / 60_000) * 60_000);
   return `${ddmmyy(at)} ${two(at.getUTCHours())}:${two(at.getUTCMinutes())} UTC`;
+}
+
+/** The allowlist's calls as another client of the account makes them (the contract, not the page). */
+async function callAllowlist(request: APIRequestContext, user: TestUser, path: string, fields: object) {
+  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/allowlist${path}`, {
+    data: { platform: PLATFORM, email: user.email, twelveWords: user.words.join(" "), ...fields },
+  });
+  expect(response.status()).toBe(200);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** What a person reads in a text browser (`lynx -dump`, no scripts, no CSS), signed in as the page is. */
+async function lynxDump(context: BrowserContext, origin: string, pathname: string): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), "coinkeep-lynx-"));
+  const cookies = path.join(dir, "cookies.txt");
+  const host = new URL(origin).hostname;
+  const lines = (await context.cookies()).map((c) =>
+    [host, "FALSE", c.path, c.secure ? "TRUE" : "FALSE", "2000000000", c.name, c.value].join("\t"),
+  );
+  writeFileSync(cookies, `${lines.join("\n")}\n`);
+  writeFileSync(
+    path.join(dir, "lynx.cfg"),
+    `PERSISTENT_COOKIES:TRUE\nCOOKIE_FILE:${cookies}\nCOOKIE_SAVE_FILE:${path.join(dir, "saved.txt")}\nACCEPT_ALL_COOKIES:TRUE\nCHARACTER_SET:utf-8\n`,
+  );
+  const dump = execFileSync(
+    process.env.LYNX_PATH ?? "/usr/bin/lynx",
+    [
+      `-cfg=${path.join(dir, "lynx.cfg")}`,
+      "-dump",
+      "-width=100",
+      "-display_charset=utf-8",
+      `${origin}${pathname}`,
+    ],
+    { encoding: "utf8" },
+  );
+  return dump.split(/^References$/mu)[0] ?? dump;
 }
 
 /** Saves an ETH address on /security/addresses: with scripts, by keyboard alone. */
@@ -89,6 +130,7 @@ async function expectRefusedAtAddress(page: Page, user: TestUser, text: string, 
 
 test("save an address, turn the allowlist on: refused before the hold, sent after; elsewhere refused; remove", async ({
   page,
+  request,
   holder: { user },
 }, testInfo) => {
   // A long journey without scripts (about 20 page loads), and it may wait for the other project's
@@ -131,6 +173,30 @@ test("save an address, turn the allowlist on: refused before the hold, sent afte
       usableText.replace("Usable from ", ""),
     );
     await expect(page.getByRole("status").filter({ hasText: "Address saved." })).toBeVisible();
+    // A second one, saved by another client of the account through the contract.
+    const exchangeLower = freshEthAddress();
+    const exchange = toEip55(exchangeLower.slice(2));
+    await callAllowlist(request, user, "/add", {
+      password: user.password,
+      coin: "eth",
+      address: exchangeLower,
+      label: "Exchange",
+    });
+    if (!jsEnabled(testInfo)) {
+      // In a text browser: each entry in reading order, the switch with its state, the forms' labels.
+      const read = await lynxDump(page.context(), new URL(page.url()).origin, "/security/addresses");
+      const text = read.replace(/\s+/gu, " ");
+      for (const words of [
+        "Only send to saved addresses Off: sends can go to any address.",
+        `Cold storage Coin: Ethereum (ETH) Address: ${saved} ${usableText}`,
+        `Exchange Coin: Ethereum (ETH) Address: ${exchange}`,
+        "Remove Cold storage",
+        "Add an address",
+        "Destination tag (XRP only, optional)",
+      ]) {
+        expect(text).toContain(words);
+      }
+    }
 
     // On at once.
     await switchForm(page).getByLabel("Password").fill(user.password);
@@ -163,9 +229,10 @@ test("save an address, turn the allowlist on: refused before the hold, sent afte
     await visit(page, "/wallet/eth", testInfo);
     await sendButton(page).click();
     await expect(address(page)).toHaveAttribute("list", "send-address-saved");
-    await expect(page.locator("datalist#send-address-saved option")).toHaveCount(1);
-    await expect(page.locator("datalist#send-address-saved option")).toHaveAttribute("value", saved);
-    await expect(page.locator("datalist#send-address-saved option")).toHaveText("Cold storage");
+    const offered = page.locator("datalist#send-address-saved option");
+    await expect(offered).toHaveCount(2);
+    await expect(offered.filter({ hasText: "Cold storage" })).toHaveAttribute("value", saved);
+    await expect(offered.filter({ hasText: "Exchange" })).toHaveAttribute("value", exchange);
     await pressSend(page, testInfo, saved, "0.1");
     await expect(warning(page)).toBeVisible();
     await warning(page).getByRole("button", { name: "Confirm" }).click();
@@ -177,6 +244,19 @@ test("save an address, turn the allowlist on: refused before the hold, sent afte
     await pressSend(page, testInfo, elsewhere, "0.1");
     await expectRefusedAtAddress(page, user, NOT_SAVED, 1);
     await expectAccessible(page);
+
+    // Removed (by another client) while the warning is open: Confirm is refused by call 6, and
+    // the form says so at the address, nothing held.
+    await pressSend(page, testInfo, exchange, "0.1");
+    await expect(warning(page)).toBeVisible();
+    const list = await callAllowlist(request, user, "", {});
+    const exchangeId = (list.addresses as { id: string; label: string }[]).find(
+      (a) => a.label === "Exchange",
+    )?.id;
+    await callAllowlist(request, user, "/remove", { password: user.password, id: exchangeId });
+    await warning(page).getByRole("button", { name: "Confirm" }).click();
+    await expectRefusedAtAddress(page, user, NOT_SAVED, 1);
+    await expect(address(page)).toHaveValue(exchange);
   });
 
   // Removed at once (the hold is not needed for that).
