@@ -4,6 +4,8 @@ export default [
   layout("routes/public-layout.tsx", [
     index("routes/landing.tsx"),
     route("login", "routes/login.tsx"),
+    // Sign-in's code step with two-factor on (issue 27, record 048).
+    route("login/code", "routes/login-code.tsx"),
     route("create-wallet", "routes/create-wallet.tsx"),
     route("restore-wallet", "routes/restore-wallet.tsx"),
     route("how-it-works", "routes/how-it-works.tsx"),
@@ -23,10 +25,13 @@ export default [
     route("security", "routes/security.tsx"),
     // Holder security settings (issue 27, record 048).
     // -- two-factor routes
+    route("security/two-factor", "routes/security-two-factor.tsx"),
     // -- allowlist routes
     route("security/addresses", "routes/security-addresses.tsx"),
     // -- password and sessions routes
   ]),
+  // Turning two-factor on: plain pages without scripts (the new secret is in no page's data).
+  route("security/two-factor/enrol", "routes/security-two-factor-enrol.tsx"),
   route("support", "routes/support.tsx"),
   route("currency", "routes/currency.tsx"),
   route("unread-count", "routes/unread-count.tsx"),

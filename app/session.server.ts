@@ -36,9 +36,28 @@ export interface SessionData {
   /** Create-wallet step 2: the account exists, the user has not pressed Next yet. */
   created: SignedInUser;
   /** Restore flow state between steps; the phrase never travels in hidden inputs. */
-  restore: { step: 1 | 2 | 3; email: string; words?: string[] };
+  restore: { step: 1 | 2 | 3; email: string; words?: string[]; twoFactor?: boolean };
   /** The preferred display currency; a fresh session (every login) starts at USD. */
   currency: string;
+  /**
+   * Sign-in's code step (issue 27, record 048): the password was right and the
+   * account asks for a code. Kept for SIGN_IN_CODE_MINUTES in the sealed row,
+   * like the phrase of a signed-in session; never in the page or the URL.
+   */
+  pendingSignIn: { email: string; password: string; until: number };
+  /** A code was given in this session: the backend's grant covers sends and reveals until `until`. */
+  stepUp: { grant: string; until: number };
+  /** Two-factor enrolment between its steps: the secret awaiting its first code. */
+  enrolment: { secret: string; uri: string; until: number };
+}
+
+/** How long sign-in's code step waits for its code. */
+export const SIGN_IN_CODE_MINUTES = 5;
+
+/** The session's step-up grant while it is good (issue 27), else undefined. */
+export function liveGrant(session: AppSession, now = Date.now()): string | undefined {
+  const stepUp = session.get("stepUp");
+  return stepUp && stepUp.until > now ? stepUp.grant : undefined;
 }
 
 export interface FlashData {
@@ -300,6 +319,7 @@ export async function startUserSession(
   request: Request,
   context: Readonly<RouterContextProvider>,
   user: SignedInUser,
+  stepUp?: SessionData["stepUp"],
 ): Promise<Headers> {
   const storage = sessionStorageFor(services(context));
   const old = await getSession(request, context);
@@ -311,6 +331,7 @@ export async function startUserSession(
   }
   const fresh = createSession<SessionData, FlashData>();
   fresh.set("user", user);
+  if (stepUp) fresh.set("stepUp", stepUp);
   headers.append("Set-Cookie", await storage.commitSession(fresh));
   return headers;
 }

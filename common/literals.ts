@@ -9,3 +9,6 @@ export const INCOMING_TRANSACTION = "Incoming Transaction";
 
 /** The largest XRP destination tag: the ledger's DestinationTag is a 32-bit unsigned integer (issue 15). */
 export const MAX_DESTINATION_TAG = 4_294_967_295;
+
+/** A two-factor code given within this many minutes covers the next send or phrase reveal (issue 27). */
+export const STEP_UP_MINUTES = 5;

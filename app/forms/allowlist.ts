@@ -6,19 +6,19 @@ import { z } from "./z.ts";
 import { resolveDestination, parseDestinationTag, type UsdtNetwork } from "../../common/addresses.ts";
 import { labelProblem } from "../../common/allowlist.ts";
 import { isTicker, type Ticker } from "../../common/coins.ts";
-import { REFUSALS } from "../../common/contract/refusals.ts";
+import { code } from "./two-factor.ts";
 
 export const CHOOSE_COIN = "Choose a coin.";
 export const ENTER_ADDRESS = "Enter the address.";
-export const CODE_REQUIRED = REFUSALS.two_factor_required.message;
 
-/** What every change is proven with: the password, and with two-factor on a code. */
+/**
+ * What every change is proven with: the password, and with two-factor on a code (the server's
+ * schema takes it when given; whether one is needed is the backend's answer, at the code field).
+ */
 function proof(twoFactor: boolean) {
   return {
     password: z.string({ error: "Required" }).min(1, "Required"),
-    code: twoFactor
-      ? z.string({ error: CODE_REQUIRED }).trim().min(1, CODE_REQUIRED).max(64, CODE_REQUIRED)
-      : z.string().trim().max(64, CODE_REQUIRED).optional(),
+    code: twoFactor ? code : code.optional(),
   };
 }
 

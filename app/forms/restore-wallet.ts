@@ -22,7 +22,16 @@ export const wordsSchema = z
   });
 
 export const passwordSchema = z
-  .object({ password: z.string().optional(), confirmPassword: z.string().optional() })
+  .object({
+    password: z.string().optional(),
+    confirmPassword: z.string().optional(),
+    // Issue 27: with two-factor on, a code keeps it; left empty, it is removed after 48 hours.
+    code: z
+      .string()
+      .trim()
+      .max(64, "Enter the 6-digit code, or a recovery code like abcde-fghjk.")
+      .optional(),
+  })
   .superRefine((value, ctx) => {
     // Compared as the backend stores them: NFKC (record 025), so the same text typed another way matches.
     if (!value.password || !value.confirmPassword || !samePassword(value.password, value.confirmPassword)) {

@@ -1,5 +1,5 @@
 import { redirect } from "react-router";
-import { signIn } from "../auth.server.ts";
+import { awaitCode, signIn } from "../auth.server.ts";
 import { getUser, services } from "../session.server.ts";
 import type { Route } from "./+types/fast-login";
 
@@ -58,6 +58,12 @@ export async function loader({ request, context }: Route.LoaderArgs) {
   if (!mayFastLogin(request, services(context).config.fastLoginOrigins)) return failed;
 
   const signedIn = await signIn(request, context, { email, password });
+  if (!signedIn.ok && signedIn.kind === "rejected" && signedIn.code === "two_factor_required") {
+    // Two-factor on (issue 27): the code step, on a URL without the password.
+    const pending = await awaitCode(request, context, { email, password });
+    for (const [name, value] of Object.entries(NO_REFERRER)) pending.set(name, value);
+    return redirect("/login/code", { headers: pending });
+  }
   if (!signedIn.ok) return failed;
   for (const [name, value] of Object.entries(NO_REFERRER)) signedIn.headers.set(name, value);
   return redirect("/home", { headers: signedIn.headers });

@@ -4,7 +4,7 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotFields } from "../components/honeypot.tsx";
 import { limitedAnswer, retryAfterOf } from "../backend.server.ts";
-import { signIn } from "../auth.server.ts";
+import { awaitCode, signIn } from "../auth.server.ts";
 import { Field, FormErrors } from "../components/field.tsx";
 import { SubmitButton } from "../components/submit-button.tsx";
 import { useValidatedForm } from "../components/use-validated-form.ts";
@@ -30,6 +30,10 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ result: submission.reply({ hideFields }) }, { status: 400 });
   }
   const signedIn = await signIn(request, context, submission.value);
+  if (!signedIn.ok && signedIn.kind === "rejected" && signedIn.code === "two_factor_required") {
+    // The password is right and the account asks for a code (issue 27): its own step.
+    return redirect("/login/code", { headers: await awaitCode(request, context, submission.value) });
+  }
   if (!signedIn.ok) {
     const limited = limitedAnswer(signedIn);
     if (limited) {

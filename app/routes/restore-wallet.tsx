@@ -6,6 +6,8 @@ import { data, Form, Link, redirect } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { HoneypotFields } from "../components/honeypot.tsx";
 import { backend, limitedAnswer, retryAfterOf } from "../backend.server.ts";
+import { CodeField } from "../components/code-field.tsx";
+import { formatDateTime } from "../lib/format.ts";
 import { Field, FormErrors } from "../components/field.tsx";
 import { ArrowLeftIcon, CloseIcon } from "../components/icons.tsx";
 import { SubmitButton } from "../components/submit-button.tsx";
@@ -49,7 +51,7 @@ export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
 export async function loader({ request, context }: Route.LoaderArgs) {
   const session = await requireAnonymous(request, context);
   const restore = session.get("restore");
-  return { step: restore?.step ?? 1, email: restore?.email ?? null };
+  return { step: restore?.step ?? 1, email: restore?.email ?? null, twoFactor: restore?.twoFactor === true };
 }
 
 // Each step's state goes out under a new session id (session fixation, issue 12).
@@ -151,12 +153,17 @@ export async function action({ request, context }: Route.ActionArgs) {
       const message = check.kind === "rejected" ? "Wrong 12 word phrase" : "Something went wrong.";
       return data({ step: 2, result: submission.reply({ formErrors: [message] }) }, { status: 400 });
     }
-    session.set("restore", { step: 3, email: restore.email, words });
+    session.set("restore", {
+      step: 3,
+      email: restore.email,
+      words,
+      ...(check.data.two_factor ? { twoFactor: true } : {}),
+    });
     return saveAndReload(request, session, context);
   }
 
   const submission = parseWithZod(formData, { schema: passwordSchema });
-  const hideFields = ["password", "confirmPassword"];
+  const hideFields = ["password", "confirmPassword", "code"];
   if (submission.status !== "success") {
     return data({ step: 3, result: submission.reply({ hideFields }) }, { status: 400 });
   }
@@ -165,7 +172,14 @@ export async function action({ request, context }: Route.ActionArgs) {
     twelveWords: restore.words ?? [],
     password: submission.value.password ?? "",
     confirmPassword: submission.value.confirmPassword ?? "",
+    ...(submission.value.code ? { twoFactorCode: submission.value.code } : {}),
   });
+  if (!changed.ok && changed.kind === "rejected" && changed.code.startsWith("two_factor_")) {
+    return data(
+      { step: 3, result: submission.reply({ fieldErrors: { code: [changed.message] }, hideFields }) },
+      { status: 400 },
+    );
+  }
   if (!changed.ok) {
     const limited = limitedAnswer(changed);
     if (limited) {
@@ -183,7 +197,13 @@ export async function action({ request, context }: Route.ActionArgs) {
   // browser is not signed in to it (the flow is for visitors), so all of them go.
   await endSessionsOf(context, restore.email);
   session.unset("restore");
-  session.flash("notice", "Your password has been changed. Log in with your new password.");
+  const removal = changed.data.two_factor_removal_at;
+  session.flash(
+    "notice",
+    removal
+      ? `Your password has been changed. Log in with your new password. Two-factor authentication will be removed on ${formatDateTime(removal)}; until then, sends are paused.`
+      : "Your password has been changed. Log in with your new password.",
+  );
   return redirect("/login", {
     headers: { "Set-Cookie": await commitRotatedSession(request, session, context) },
   });
@@ -320,7 +340,7 @@ function WordsStep({ result }: { result: Result }) {
   );
 }
 
-function PasswordStep({ result }: { result: Result }) {
+function PasswordStep({ result, twoFactor }: { result: Result; twoFactor: boolean }) {
   const [form, fields] = useValidatedForm(
     "restore-password",
     () => import("../forms/restore-wallet.ts").then((m) => m.passwordSchema),
@@ -343,6 +363,16 @@ function PasswordStep({ result }: { result: Result }) {
         type="password"
         autoComplete="new-password"
       />
+      {twoFactor ? (
+        <>
+          <p id="restore-code-help">
+            Two-factor authentication is on for this wallet: enter the code from your authenticator app, or
+            one of your recovery codes. Lost both? Leave it empty: your password still changes, and two-factor
+            authentication is removed after 48 hours, while sends are paused.
+          </p>
+          <CodeField meta={fields.code} label="Authentication code (if you have one)" />
+        </>
+      ) : null}
       <FormErrors id={form.errorId} errors={form.errors} />
       <div className="actions">
         <SubmitButton name="intent" value="password" pendingLabel="Restoring...">
@@ -364,7 +394,7 @@ export default function RestoreWallet({ loaderData, actionData }: Route.Componen
       <p className="step-indicator">Step {step} of 3</p>
       {step === 1 ? <EmailStep result={result} email={loaderData.email} /> : null}
       {step === 2 ? <WordsStep result={result} /> : null}
-      {step === 3 ? <PasswordStep result={result} /> : null}
+      {step === 3 ? <PasswordStep result={result} twoFactor={loaderData.twoFactor} /> : null}
     </section>
   );
 }

@@ -10,6 +10,7 @@ import { REFUSALS } from "../../common/contract/refusals.ts";
 import { loadAllowlist } from "../allowlist.server.ts";
 import { backend, limitedAnswer, retryAfterOf, type BackendFailure } from "../backend.server.ts";
 import { useAutoHide } from "../components/auto-hide.ts";
+import { CodeField } from "../components/code-field.tsx";
 import { Field, FieldErrors, FormErrors } from "../components/field.tsx";
 import { getFormProps, type FieldMetadata } from "../components/form-state.ts";
 import { useHydrated } from "../components/hydrated.ts";
@@ -206,15 +207,7 @@ function ProofFields({
   return (
     <>
       <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
-      {twoFactor || fields.code.errors?.length ? (
-        <Field
-          meta={fields.code}
-          label="Authentication code"
-          autoComplete="one-time-code"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
-      ) : null}
+      {twoFactor || fields.code.errors?.length ? <CodeField meta={fields.code} /> : null}
     </>
   );
 }
@@ -302,15 +295,7 @@ function RemoveForm({
         autoComplete="current-password"
         autoFocus={!errors}
       />
-      {twoFactor || fields.code.errors?.length ? (
-        <Field
-          meta={fields.code}
-          label="Authentication code"
-          autoComplete="one-time-code"
-          autoCapitalize="none"
-          spellCheck={false}
-        />
-      ) : null}
+      {twoFactor || fields.code.errors?.length ? <CodeField meta={fields.code} /> : null}
       <FormErrors id={form.errorId} errors={form.errors} />
       <div className="actions">
         <SubmitButton name="intent" value="remove" pendingLabel="Removing…">

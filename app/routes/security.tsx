@@ -14,7 +14,10 @@ import { SecurityLinks } from "../components/security-links.tsx";
 import { useValidatedForm } from "../components/use-validated-form.ts";
 import { securitySchema } from "../forms/security.ts";
 import { readForm } from "../forms.server.ts";
-import { commitRotatedSession, requireUser } from "../session.server.ts";
+import { STEP_UP_MINUTES } from "../../common/literals.ts";
+import { CodeField } from "../components/code-field.tsx";
+import { CODE_REQUIRED } from "../forms/two-factor.ts";
+import { commitRotatedSession, liveGrant, requireUser, type AppSession } from "../session.server.ts";
 import type { Route } from "./+types/security";
 
 const WARNING = "IMPORTANT! Do not share your 12 word security phrase to anyone.";
@@ -33,8 +36,23 @@ export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
 
 // Step 1 only: the phrase is never in a loader (a reload or Back shows step 1).
 export async function loader({ request, context }: Route.LoaderArgs) {
-  await requireUser(request, context);
-  return null;
+  const { session, user } = await requireUser(request, context);
+  return { codeNeeded: await asksForCode(context, session, user) };
+}
+
+/**
+ * Whether the reveal asks for a code (issue 27, record 048): two-factor is on
+ * (and no restore's removal waits) and no code was given in this session in
+ * the last 5 minutes.
+ */
+async function asksForCode(
+  context: Route.LoaderArgs["context"],
+  session: AppSession,
+  user: { email: string; words: string[] },
+): Promise<boolean> {
+  if (liveGrant(session)) return false;
+  const status = await backend(context).twoFactorStatus({ email: user.email, twelveWords: user.words });
+  return status.ok && status.data.enabled && status.data.removal_at === null;
 }
 
 // The password is checked by the backend (call 2), which answers the words:
@@ -43,16 +61,31 @@ export async function action({ request, context }: Route.ActionArgs) {
   const formData = await readForm(request, context);
   const { session, user } = await requireUser(request, context);
   const submission = parseWithZod(formData, { schema: securitySchema });
-  const hideFields = ["password"];
+  const hideFields = ["password", "code"];
   if (submission.status !== "success") {
     return data({ step: 1 as const, result: submission.reply({ hideFields }) }, { status: 400 });
   }
-  // `purpose` tells the backend's audit log a reveal from a sign-in (record 015).
+  // `purpose` tells the backend's audit log a reveal from a sign-in (record 015). With
+  // two-factor on, the session's grant or the code typed here (issue 27).
+  const code = submission.value.code;
+  const grant = liveGrant(session);
   const login = await backend(context).login({
     email: user.email,
     password: submission.value.password,
     purpose: "reveal",
+    ...(code ? { twoFactorCode: code } : grant ? { twoFactorGrant: grant } : {}),
   });
+  if (!login.ok && login.kind === "rejected" && login.code.startsWith("two_factor_")) {
+    const text = login.code === "two_factor_required" ? CODE_REQUIRED : login.message;
+    return data(
+      {
+        step: 1 as const,
+        result: submission.reply({ fieldErrors: { code: [text] }, hideFields }),
+        codeNeeded: true,
+      },
+      { status: 400 },
+    );
+  }
   if (!login.ok) {
     const limited = limitedAnswer(login);
     if (limited) {
@@ -70,14 +103,23 @@ export async function action({ request, context }: Route.ActionArgs) {
     return data({ step: 1 as const, result: reply }, { status: login.kind === "network" ? 502 : 400 });
   }
   // A new session id once the password is proven again (issue 12): whoever held
-  // the old id before this reveal holds nothing now.
+  // the old id before this reveal holds nothing now. A code given here covers 5 minutes.
+  const newGrant = login.data.two_factor_grant;
+  if (newGrant)
+    session.set("stepUp", { grant: newGrant, until: Date.now() + STEP_UP_MINUTES * 60_000 - 5_000 });
   return data(
     { step: 2 as const, words: login.data.user.twelveWords.split(" ") },
     { headers: { "Set-Cookie": await commitRotatedSession(request, session, context) } },
   );
 }
 
-function StepOne({ result }: { result: SubmissionResult<string[]> | undefined }) {
+function StepOne({
+  result,
+  codeNeeded,
+}: {
+  result: SubmissionResult<string[]> | undefined;
+  codeNeeded: boolean;
+}) {
   const [form, fields] = useValidatedForm(
     "security",
     () => import("../forms/security.ts").then((m) => m.securitySchema),
@@ -115,6 +157,7 @@ function StepOne({ result }: { result: SubmissionResult<string[]> | undefined })
         <AuthenticityTokenInput />
         <p>In order to reveal your 12 word security phrase, please enter your password</p>
         <Field meta={fields.password} label="Password" type="password" autoComplete="current-password" />
+        {codeNeeded || fields.code.errors?.length ? <CodeField meta={fields.code} /> : null}
         <p className="security-warning" id="security-warning">
           {WARNING}
         </p>
@@ -171,7 +214,7 @@ function Reveal({ words }: { words: string[] }) {
   );
 }
 
-export default function Security({ actionData }: Route.ComponentProps) {
+export default function Security({ loaderData, actionData }: Route.ComponentProps) {
   // The phrase stays on screen while the page is open: a revalidation (a live
   // event, the session's new id after the reveal, the 60 s refresh) drops
   // React Router's action data, not what the user is reading. A reload or
@@ -187,7 +230,10 @@ export default function Security({ actionData }: Route.ComponentProps) {
       {words ? (
         <Reveal words={words} />
       ) : (
-        <StepOne result={actionData?.step === 1 ? actionData.result : undefined} />
+        <StepOne
+          result={actionData?.step === 1 ? actionData.result : undefined}
+          codeNeeded={loaderData.codeNeeded || Boolean(actionData?.step === 1 && "codeNeeded" in actionData)}
+        />
       )}
       <SecurityLinks />
     </>

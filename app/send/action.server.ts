@@ -7,7 +7,9 @@ import { data, redirect, type RouterContextProvider } from "react-router";
 import type { Ticker } from "../../common/coins.ts";
 import { AMOUNT_FORMAT } from "../../common/contract/amounts.ts";
 import { log } from "../../common/log.ts";
-import { backend } from "../backend.server.ts";
+import { backend, limitedAnswer } from "../backend.server.ts";
+import { commitSession, getSession, liveGrant } from "../session.server.ts";
+import { CODE_REQUIRED } from "../forms/two-factor.ts";
 import { parseDecimal, ZERO } from "../../common/decimal.ts";
 import { allowlistRule, loadAllowlist } from "../allowlist.server.ts";
 import {
@@ -134,11 +136,16 @@ export async function sendAction({
       status = 200,
       filled,
       tag,
+      needsCode,
+      headers,
     }: {
       invalid?: (keyof SendValues)[];
       status?: number;
       filled?: keyof SendValues;
       tag?: number | null;
+      /** Two-factor's step-up (issue 27): the risk warning asks for a code. */
+      needsCode?: boolean;
+      headers?: HeadersInit;
     } = {},
   ) => {
     const { form: formErrors, ...fieldErrors } = errors;
@@ -153,8 +160,9 @@ export async function sendAction({
       invalid,
       ...(filled ? { filled } : {}),
       ...(tag != null ? { tag } : {}),
+      ...(needsCode ? { needsCode } : {}),
     };
-    return data({ send }, { status });
+    return data({ send }, { status, ...(headers ? { headers } : {}) });
   };
 
   const noPrice = `No ${ticker} price is available right now, so the amounts cannot be converted.`;
@@ -210,6 +218,40 @@ export async function sendAction({
         return reply("form", { form: ["This form has expired. Please press Send again."] }, { status: 400 });
       }
       const amount = amountToSend(coin);
+      // Step-up (issue 27, record 048): a code typed in the risk warning buys this session a
+      // grant for 5 minutes, which this send and the next ones carry.
+      const session = await getSession(request, context);
+      let grant = liveGrant(session);
+      let headers: HeadersInit | undefined;
+      const askCode = (text: string, status = 400) =>
+        reply("confirm", { code: [text] }, { status, tag: destination.tag, needsCode: true, headers });
+      const typed = formData.get("code");
+      const code = typeof typed === "string" ? typed.trim() : "";
+      if (code) {
+        if (code.length > 64) return askCode("Enter the 6-digit code, or a recovery code like abcde-fghjk.");
+        const verified = await backend(context).twoFactorVerify({
+          email: user.email,
+          twelveWords: user.words,
+          twoFactorCode: code,
+        });
+        if (verified.ok) {
+          grant = verified.data.grant;
+          session.set("stepUp", { grant, until: Date.parse(verified.data.expires_at) - 5_000 });
+          headers = { "Set-Cookie": await commitSession(session, context) };
+        } else {
+          const limited = limitedAnswer(verified);
+          if (limited) {
+            return reply(
+              "confirm",
+              { form: [limited.message] },
+              { status: limited.status, tag: destination.tag, needsCode: true },
+            );
+          }
+          if (verified.kind === "network") return askCode("Something went wrong!", 502);
+          // Off meanwhile: the send needs no code.
+          if (verified.code !== "two_factor_off") return askCode(verified.message);
+        }
+      }
       const answer = await backend(context).requestTransaction({
         email: user.email,
         twelveWords: user.words,
@@ -219,26 +261,40 @@ export async function sendAction({
         receiverWalletAddress: destination.address,
         ...(destination.tag === null ? {} : { destinationTag: destination.tag }),
         idempotencyKey: key,
+        ...(grant ? { twoFactorGrant: grant } : {}),
       });
       if (answer.ok) {
-        return redirect(`${path}?sent=${encodeURIComponent(answer.data.transaction.id)}`);
+        return redirect(
+          `${path}?sent=${encodeURIComponent(answer.data.transaction.id)}`,
+          headers ? { headers } : undefined,
+        );
+      }
+      if (
+        answer.kind === "rejected" &&
+        answer.code.startsWith("two_factor_") &&
+        answer.code !== "two_factor_hold"
+      ) {
+        return askCode(answer.code === "two_factor_required" ? CODE_REQUIRED : answer.message);
       }
       // A refusal is final: the next try is a new request, with a new key. After a network
       // failure the outcome is unknown: the same key again cannot send twice.
       if (answer.kind === "rejected") key = newSendKey();
-      // Refused by the holder's allowlist (record 048): said at the address, nothing was held.
-      const atAddress = addressRefusal(answer);
-      if (atAddress) return reply("form", { address: [atAddress] }, { status: 400 });
       else {
         log.warn("Send failed", { reason: answer.message });
         // The send may have happened: the page shows balances read afresh.
         forgetWalletView(context);
+      }
+      // Refused by the holder's allowlist (record 048): said at the address, nothing was held.
+      const atAddress = addressRefusal(answer);
+      if (atAddress) {
+        return reply("form", { address: [atAddress] }, { status: 400, ...(headers ? { headers } : {}) });
       }
       return reply(
         "form",
         { form: [sendFailureMessage(answer)] },
         {
           status: answer.kind === "rejected" ? 400 : 502,
+          ...(headers ? { headers } : {}),
         },
       );
     }

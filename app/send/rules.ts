@@ -190,6 +190,8 @@ export interface SendErrors {
   tag?: string[];
   coin?: string[];
   fiat?: string[];
+  /** Two-factor's step-up code (issue 27), in the risk warning. */
+  code?: string[];
 }
 
 /** Which fields an error list leaves empty, to mark them invalid beside the form-level message. */
@@ -219,6 +221,8 @@ export interface SendReply {
    * X-address carries. Only on the "confirm" step, only when there is one.
    */
   tag?: number;
+  /** Two-factor's step-up (issue 27): the risk warning asks for a code. */
+  needsCode?: boolean;
 }
 
 /**
@@ -240,7 +244,9 @@ export function addressRefusal(failure: BackendFailure): string | undefined {
  */
 export function sendFailureMessage(failure: BackendFailure): string {
   return failure.kind === "rejected" &&
-    (failure.code === "insufficient_balance" || failure.code === "sends_paused")
+    (failure.code === "insufficient_balance" ||
+      failure.code === "sends_paused" ||
+      failure.code === "two_factor_hold")
     ? failure.message
     : `Transaction failed: ${failure.message}`;
 }

@@ -195,6 +195,9 @@ export function SendForm({
           multiplier={multiplier}
           scripted={hydrated}
           confirming={confirming}
+          needsCode={send.needsCode}
+          codeErrors={reply?.step === "confirm" ? reply.result.error?.code : undefined}
+          attempt={send.attempt}
           onClose={() => send.setStep("form")}
         />
       ) : null}

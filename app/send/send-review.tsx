@@ -20,6 +20,9 @@ export function SendReview({
   multiplier,
   scripted,
   confirming,
+  needsCode = false,
+  codeErrors,
+  attempt = 0,
   onClose,
 }: {
   ticker: string;
@@ -33,8 +36,14 @@ export function SendReview({
   scripted: boolean;
   /** A Confirm is on its way (announced to screen readers). */
   confirming: boolean;
+  /** Two-factor's step-up (issue 27): a code is asked before Confirm. */
+  needsCode?: boolean;
+  codeErrors?: string[] | null | undefined;
+  /** Each press anew: the code's errors show again. */
+  attempt?: number;
   onClose: () => void;
 }) {
+  const codeInvalid = Boolean(codeErrors?.length);
   const coin = parseAmount(values.coin);
   const amount = coin ? amountToSend(coin) : values.coin;
   const value = coin && price ? formatFiat(multiply(multiply(coin, price), multiplier), currency) : null;
@@ -72,6 +81,32 @@ export function SendReview({
             : ""}
         </p>
       </div>
+      {needsCode ? (
+        <div className="field">
+          <label htmlFor={IDS.code}>Authentication code</label>
+          <p id={IDS.codeHint} className="field-hint">
+            Two-factor authentication is on: enter the 6-digit code from your authenticator app, or a recovery
+            code.
+          </p>
+          <input
+            id={IDS.code}
+            name="code"
+            type="text"
+            autoComplete="one-time-code"
+            autoCapitalize="none"
+            spellCheck={false}
+            key={attempt}
+            autoFocus
+            aria-invalid={codeInvalid || undefined}
+            aria-describedby={codeInvalid ? `${IDS.codeHint} ${IDS.code}-error` : IDS.codeHint}
+          />
+          <div id={`${IDS.code}-error`} className="field-errors" role="alert">
+            {codeErrors?.map((error) => (
+              <p key={`${attempt}:${error}`}>{error}</p>
+            ))}
+          </div>
+        </div>
+      ) : null}
       <div className="actions">
         {/* With scripts showModal() focuses Cancel, the first button; without, autofocus does. */}
         <button
@@ -79,7 +114,7 @@ export function SendReview({
           name="intent"
           value="edit"
           className="button button-secondary"
-          autoFocus={!scripted || undefined}
+          autoFocus={(!scripted && !needsCode) || undefined}
         >
           Cancel
         </button>{" "}

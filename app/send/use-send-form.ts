@@ -30,6 +30,8 @@ export const IDS = {
   formError: "send-form-error",
   dialogTitle: "send-warning-title",
   dialogText: "send-warning-text",
+  code: "send-code",
+  codeHint: "send-code-hint",
 } as const;
 
 /** What a field's input carries for its errors: aria-invalid and aria-describedby. */
@@ -85,6 +87,8 @@ export function useSendForm({
   // The risk warning's destination tag (XRP): typed, or carried by an X-address.
   const [reviewTag, setReviewTag] = useState<number | null>(reply?.tag ?? null);
   const [attempt, setAttempt] = useState(0);
+  // Two-factor's step-up (issue 27): once the server asked for a code, the warning keeps asking.
+  const [needsCode, setNeedsCode] = useState(Boolean(reply?.needsCode));
   const [focusTarget, setFocusTarget] = useState<FieldName | "first-invalid" | null>(null);
 
   // A new answer from the server (after Confirm, with scripts) replaces the local state.
@@ -97,6 +101,7 @@ export function useSendForm({
       setKey(reply.key);
       setInvalid(reply.invalid);
       setReviewTag(reply.tag ?? null);
+      if (reply.needsCode) setNeedsCode(true);
       setAttempt((n) => n + 1);
     }
   }
@@ -196,6 +201,7 @@ export function useSendForm({
     key,
     attempt,
     reviewTag,
+    needsCode,
     shown,
     formErrors,
     fieldInvalid,

@@ -9,7 +9,15 @@ import type { TestInfo } from "@playwright/test";
 import type { Browser } from "puppeteer-core";
 import { expect, test as base } from "./fixtures.ts";
 import { launchFirefox, Tab, type Query } from "./firefox-driver.ts";
-import { jsEnabled, ops, recordSecret, requestedWalletId, freshEthAddress, uniqueEmail } from "./helpers.ts";
+import {
+  enrolTwoFactor,
+  jsEnabled,
+  ops,
+  recordSecret,
+  requestedWalletId,
+  freshEthAddress,
+  uniqueEmail,
+} from "./helpers.ts";
 
 const test = base.extend<{ tab: Tab }, { firefox: Browser }>({
   firefox: [
@@ -193,6 +201,26 @@ test.describe("Firefox: the holder's main flows", () => {
     await tab.sees(/Total balance ?€3298\.96/);
     expect(await tab.text()).not.toMatch(/Total balance ?\$/);
     expect(tab.path()).toBe("/home");
+  });
+
+  test("two-factor (issue 27): the password, then the authenticator's code on its own step → /home", async ({
+    tab,
+    user,
+  }) => {
+    const app = await enrolTwoFactor(user);
+    await tab.goto("/login");
+    await tab.fill('input[name="email"]', user.email);
+    await tab.fill('input[name="password"]', user.password);
+    await tab.click(button("Log In"), { navigates: true });
+    await tab.at(/^\/login\/code$/);
+    await tab.shows(heading("Two-factor authentication"));
+    await tab.fill('input[name="code"]', app.wrongCode());
+    await tab.click(button("Verify"), { navigates: true });
+    await tab.sees("That code is not right.");
+    await tab.fill('input[name="code"]', await app.code());
+    await tab.click(button("Verify"), { navigates: true });
+    await tab.at(/^\/home$/);
+    await tab.sees(`Signed in as ${user.email}`);
   });
 
   test("request a wallet: 'Request ETH Wallet' → 'Wallet Requested', then the issued address; DOGE's address at once", async ({

@@ -14,6 +14,7 @@ import { execFileSync } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { appendFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
+import { Authenticator } from "./authenticator.ts";
 
 export const PLATFORM = "CK";
 
@@ -122,6 +123,27 @@ export async function createUser(_request: APIRequestContext, tag = "user"): Pro
   recordSecret("password", password);
   recordSecret("phrase", body.twelveWords);
   return { email, password, words: body.twelveWords };
+}
+
+/** Turns two-factor on through the contract (issue 27); answers the user's authenticator. */
+export async function enrolTwoFactor(user: TestUser): Promise<Authenticator> {
+  const api = process.env.E2E_API_URL ?? "";
+  const who = { email: user.email, twelveWords: user.words.join(" "), platform: PLATFORM };
+  const begun = await postFromOwnAddress(`${api}/api/two-factor/begin`, { ...who, password: user.password });
+  expect(begun.status).toBe(200);
+  const { secret } = JSON.parse(begun.text) as { secret: string };
+  recordSecret("totp", secret);
+  const app = new Authenticator(secret);
+  const on = await postFromOwnAddress(`${api}/api/two-factor/enable`, {
+    ...who,
+    secret,
+    two_factor_code: await app.code(),
+  });
+  expect(on.status).toBe(200);
+  for (const code of (JSON.parse(on.text) as { recovery_codes: string[] }).recovery_codes) {
+    recordSecret("token", code);
+  }
+  return app;
 }
 
 /** A second browser (another person, or the same person elsewhere), with the test's scripts setting. */

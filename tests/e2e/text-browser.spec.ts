@@ -11,7 +11,7 @@ import path from "node:path";
 import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
 import { sendThroughApi } from "./send-helpers.ts";
-import { ddmmyy, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers.ts";
+import { ddmmyy, enrolTwoFactor, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers.ts";
 
 const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
 
@@ -256,4 +256,29 @@ test("the create-wallet warning's phrase reads once numbered, and the forms show
   } finally {
     await context.close();
   }
+});
+
+test("the two-factor pages read right in lynx (issue 27)", async ({ signedIn, context, baseURL }) => {
+  const lynx = new Lynx(baseURL);
+  await lynx.takeCookies(context);
+  await test.step("off, and the enrolment's first step", () => {
+    const off = lynx.dump("/security/two-factor");
+    expectReadable(off, "/security/two-factor");
+    expect(body(off)).toContain("Off. Add a second step");
+    expect(linksLabelled(off, "Turn on two-factor authentication")).toBe(1);
+    const enrol = lynx.dump("/security/two-factor/enrol");
+    expectReadable(enrol, "/security/two-factor/enrol");
+    expect(body(enrol)).toMatch(/Password _+/u);
+  });
+  await test.step("on, and the sign-in's code step", async () => {
+    await enrolTwoFactor(signedIn);
+    const on = lynx.dump("/security/two-factor");
+    expectReadable(on, "/security/two-factor (on)");
+    expect(body(on)).toContain("Recovery codes left: 10 of 10.");
+    const fresh = new Lynx(baseURL);
+    const query = new URLSearchParams({ email: signedIn.email, password: signedIn.password });
+    const code = fresh.dump(`/fast-login?${query.toString()}`);
+    expectReadable(code, "/login/code");
+    expect(body(code)).toMatch(/Authentication code _+/u);
+  });
 });

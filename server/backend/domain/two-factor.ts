@@ -11,6 +11,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { AppDb } from "../db/index.ts";
 import { holderRecoveryCodes, holderTwoFactor, users } from "../db/schema.ts";
+import { STEP_UP_MINUTES } from "../../../common/literals.ts";
 import { normalisePassword } from "../../../common/passwords.ts";
 import { verifyDummyPassword, verifyPassword } from "./crypto.ts";
 import { recordSecurityEvent, type AuditInfo } from "./security-audit.ts";
@@ -29,8 +30,7 @@ import {
   type TotpKeys,
 } from "./totp.ts";
 
-/** A code given within this long covers the next send or reveal of the same session (issue 27). */
-export const STEP_UP_MINUTES = 5;
+export { STEP_UP_MINUTES };
 /** A restore without a code removes two-factor only after this long; sends wait meanwhile. */
 export const REMOVAL_HOLD_HOURS = 48;
 const ISSUER = "Coinkeep";
