@@ -18,6 +18,7 @@ import { expect, test } from "./fixtures.ts";
 import { withHoldClock } from "./hold-clock.ts";
 import {
   ddmmyy,
+  enrolTwoFactor,
   expectAccessible,
   freshEthAddress,
   jsEnabled,
@@ -280,4 +281,50 @@ test("save an address, turn the allowlist on: refused before the hold, sent afte
   // Still on: the removed address is refused like any other.
   await pressSend(page, testInfo, saved, "0.1");
   await expectRefusedAtAddress(page, user, NOT_SAVED, 1);
+});
+
+test("with two-factor on, the switch asks for the code; a turn-off waits and 'Keep it on' calls it off", async ({
+  page,
+  signedIn: user,
+}, testInfo) => {
+  // Three codes, each of its own 30-second step.
+  test.slow();
+  const app = await enrolTwoFactor(user);
+  await visit(page, "/security/addresses", testInfo);
+  const section = page.getByRole("region", { name: "Only send to saved addresses" });
+  const form = switchForm(page);
+  await expect(form.getByLabel("Authentication code")).toBeVisible();
+
+  // The password alone is not enough: the code is asked for at its field; nothing changes.
+  await form.getByLabel("Password").fill(user.password);
+  await form.getByRole("button", { name: "Turn on" }).click();
+  await expect(form.getByLabel("Authentication code")).toHaveAttribute("aria-invalid", "true");
+  await expect(form).toContainText("Enter the 6-digit code from your authenticator app, or a recovery code.");
+  await expect(section).toContainText("Off: sends can go to any address.");
+  await expectAccessible(page);
+
+  await form.getByLabel("Password").fill(user.password);
+  await form.getByLabel("Authentication code").fill(await app.code());
+  await form.getByRole("button", { name: "Turn on" }).click();
+  await expect(section).toContainText("On: sends can go only to your saved addresses");
+
+  // Off waits 24 hours; until then it is on, and says when it turns off.
+  await switchForm(page).getByLabel("Password").fill(user.password);
+  await switchForm(page)
+    .getByLabel("Authentication code")
+    .fill(await app.code());
+  await switchForm(page).getByRole("button", { name: "Turn off" }).click();
+  await expect(section).toContainText(/Turning off at \d\d\.\d\d\.\d\d \d\d:\d\d UTC\. Until then/u);
+  await expect(
+    page.getByRole("status").filter({ hasText: /^Sends can go to any address from / }),
+  ).toBeVisible();
+
+  // 'Keep it on' calls the turn-off off.
+  await switchForm(page).getByLabel("Password").fill(user.password);
+  await switchForm(page)
+    .getByLabel("Authentication code")
+    .fill(await app.code());
+  await switchForm(page).getByRole("button", { name: "Keep it on" }).click();
+  await expect(switchForm(page).getByRole("button", { name: "Turn off" })).toBeVisible();
+  await expect(section).not.toContainText("Turning off at");
 });
