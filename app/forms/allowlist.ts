@@ -6,7 +6,7 @@ import { z } from "./z.ts";
 import { resolveDestination, parseDestinationTag, type UsdtNetwork } from "../../common/addresses.ts";
 import { labelProblem } from "../../common/allowlist.ts";
 import { isTicker, type Ticker } from "../../common/coins.ts";
-import { code } from "./two-factor.ts";
+import { code, CODE_REQUIRED } from "./two-factor.ts";
 
 export const CHOOSE_COIN = "Choose a coin.";
 export const ENTER_ADDRESS = "Enter the address.";
@@ -32,28 +32,35 @@ const typed = z.string().default("");
 
 /**
  * Add: the coin, a label, the address (XRP: an optional tag, or an X-address
- * carrying one). Its output has the address as typed (the backend resolves it
- * again) and, for checks against the saved list, its canonical destination.
+ * carrying one). Every field is read as text and checked in one pass, so a
+ * refused form names every field at fault at once. The output has the address
+ * as typed (the backend resolves it again) and, for checks against the saved
+ * list, its canonical destination.
  */
 export function addAddressSchema({ usdtNetwork, twoFactor }: AddressFormOptions) {
   return z
-    .object({ coin: typed, label: typed, address: typed, tag: typed, ...proof(twoFactor) })
+    .object({ coin: typed, label: typed, address: typed, tag: typed, password: typed, code: typed })
     .transform((value, ctx) => {
+      const problem = (path: string, message: string) =>
+        ctx.addIssue({ code: "custom", path: [path], message });
       const coin = value.coin.trim().toUpperCase();
       const label = value.label.trim();
       const address = value.address.trim();
       const labelText = labelProblem(label);
-      if (labelText) ctx.addIssue({ code: "custom", path: ["label"], message: labelText });
+      if (labelText) problem("label", labelText);
       const tag = parseDestinationTag(value.tag);
-      if (!tag.ok) ctx.addIssue({ code: "custom", path: ["tag"], message: tag.reason });
+      if (!tag.ok) problem("tag", tag.reason);
       let destination: { address: string; tag: number | null } | undefined;
-      if (!isTicker(coin)) ctx.addIssue({ code: "custom", path: ["coin"], message: CHOOSE_COIN });
-      else if (address === "") ctx.addIssue({ code: "custom", path: ["address"], message: ENTER_ADDRESS });
+      if (!isTicker(coin)) problem("coin", CHOOSE_COIN);
+      else if (address === "") problem("address", ENTER_ADDRESS);
       else if (tag.ok) {
         const checked = resolveDestination(coin, address, tag.tag, { usdtNetwork });
         if (checked.ok) destination = { address: checked.address, tag: checked.tag };
-        else ctx.addIssue({ code: "custom", path: [checked.field], message: checked.reason });
+        else problem(checked.field, checked.reason);
       }
+      if (value.password === "") problem("password", "Required");
+      const proof = value.code === "" && !twoFactor ? undefined : code.safeParse(value.code);
+      if (proof && !proof.success) problem("code", proof.error.issues[0]?.message ?? CODE_REQUIRED);
       return {
         coin: coin as Ticker,
         label,
@@ -61,7 +68,7 @@ export function addAddressSchema({ usdtNetwork, twoFactor }: AddressFormOptions)
         tag: tag.ok ? tag.tag : null,
         destination,
         password: value.password,
-        code: value.code || undefined,
+        code: proof?.success ? proof.data : undefined,
       };
     });
 }

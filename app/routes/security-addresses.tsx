@@ -4,7 +4,7 @@ import { useState } from "react";
 import { data, Form, Link, redirect, type RouterContextProvider } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { holdText, MAX_SAVED_ADDRESSES, utcMinute } from "../../common/allowlist.ts";
-import { coinFor, COINS, TICKERS } from "../../common/coins.ts";
+import { coinFor, TICKERS } from "../../common/coins.ts";
 import type { AllowlistData, SavedAddressData } from "../../common/contract/calls.ts";
 import { REFUSALS } from "../../common/contract/refusals.ts";
 import { loadAllowlist } from "../allowlist.server.ts";
@@ -309,10 +309,11 @@ function RemoveForm({
   );
 }
 
-/** "Ethereum (ETH)". */
+/** "Ethereum (ETH)"; "XRP" (its name is its ticker). */
 function coinName(ticker: string): string {
   const coin = coinFor(ticker);
-  return coin ? `${coin.name} (${coin.ticker})` : ticker;
+  if (!coin) return ticker;
+  return coin.name === coin.ticker ? coin.ticker : `${coin.name} (${coin.ticker})`;
 }
 
 function SavedList({
@@ -388,7 +389,7 @@ function CoinSelect({ field, onChange }: { field: FieldMetadata; onChange: (coin
         <option value="">Choose a coin</option>
         {TICKERS.map((ticker) => (
           <option key={ticker} value={ticker}>
-            {COINS[ticker].name} ({ticker})
+            {coinName(ticker)}
           </option>
         ))}
       </select>
@@ -488,7 +489,7 @@ export default function SecurityAddresses({ loaderData, actionData }: Route.Comp
   // A change shows the forms afresh (the page's data changed): nothing typed stays behind.
   const version = `${list.on}:${list.off_at}:${list.addresses.map((saved) => saved.id).join(",")}`;
   return (
-    <>
+    <div className="allowlist-page">
       <section className="card security-card" aria-labelledby="addresses-title">
         <h1 id="addresses-title">Saved addresses</h1>
         <p>
@@ -510,6 +511,6 @@ export default function SecurityAddresses({ loaderData, actionData }: Route.Comp
         removeResult={result("remove")}
       />
       <AddForm key={`add:${version}`} list={list} twoFactor={twoFactor} result={result("add")} />
-    </>
+    </div>
   );
 }
