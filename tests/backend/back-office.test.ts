@@ -10,6 +10,8 @@ import { loadConfig } from "../../server/config.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
 import {
   auditLog,
+  holderRecoveryCodes,
+  holderTwoFactor,
   ledgerTransfers,
   messages,
   sendApprovals,
@@ -670,6 +672,7 @@ describeEachDatabase("back office commands ($name)", { openTimeout: 120_000 }, (
           },
         ],
         login: { failures: 0, locked: false },
+        twoFactor: { on: false, removalDueAt: null, recoveryCodesLeft: 0 },
         pauses: [],
         sessions: 1,
       });
@@ -689,11 +692,29 @@ describeEachDatabase("back office commands ($name)", { openTimeout: 120_000 }, (
       ]);
       expect(paused.wallets[0].sendsPaused).toBe("user");
       const text = await ok("", "user", h.email);
-      expect(text.split("\n").slice(0, 3)).toEqual([
+      expect(text.split("\n").slice(0, 4)).toEqual([
         `${h.email}  (user ${h.userId}, created ${created?.at.toISOString()})`,
         "Login: open, 0 failed logins. Live sessions: 1.",
+        "Two-factor: off.",
         "Pauses: sends (Checking., by ops).",
       ]);
+      // Two-factor on, a restore's removal waiting (record 048): said, with the codes left.
+      const due = new Date("2030-01-02T03:04:05.000Z");
+      await db
+        .insert(holderTwoFactor)
+        .values({ userId: h.userId, secretSealed: "sealed", removalDueAt: due });
+      await db.insert(holderRecoveryCodes).values([
+        { userId: h.userId, codeHash: "a" },
+        { userId: h.userId, codeHash: "b", usedAt: new Date() },
+      ]);
+      expect((await json("", "user", h.email)).twoFactor).toEqual({
+        on: true,
+        removalDueAt: due.toISOString(),
+        recoveryCodesLeft: 1,
+      });
+      expect((await ok("", "user", h.email)).split("\n")[2]).toBe(
+        "Two-factor: on, 1 recovery code left; removal after a restore without a code due 2030-01-02T03:04:05.000Z (sends refused until then).",
+      );
 
       // A backend whose web tiers run elsewhere cannot count sessions: unknown, not 0.
       const remote = loadConfig({

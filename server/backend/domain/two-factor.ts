@@ -89,6 +89,23 @@ export async function twoFactorState(db: AppDb, userId: string, now: Date): Prom
   };
 }
 
+/** What the operator's `user` command shows: on or off, a waiting removal, codes left. Reads only. */
+export async function twoFactorSummary(
+  db: AppDb,
+  userId: string,
+): Promise<{ on: boolean; removalDueAt: Date | null; recoveryCodesLeft: number }> {
+  const [row] = await db
+    .select({ removalDueAt: holderTwoFactor.removalDueAt })
+    .from(holderTwoFactor)
+    .where(eq(holderTwoFactor.userId, userId));
+  if (!row) return { on: false, removalDueAt: null, recoveryCodesLeft: 0 };
+  const [left] = await db
+    .select({ n: count() })
+    .from(holderRecoveryCodes)
+    .where(and(eq(holderRecoveryCodes.userId, userId), isNull(holderRecoveryCodes.usedAt)));
+  return { on: true, removalDueAt: row.removalDueAt, recoveryCodesLeft: left?.n ?? 0 };
+}
+
 async function emailOf(db: Pick<AppDb, "select">, userId: string): Promise<string | null> {
   const [row] = await db.select({ email: users.email }).from(users).where(eq(users.id, userId));
   return row?.email ?? null;

@@ -12,6 +12,8 @@ const isDepositRow = (t: HolderDetail["transactions"][number]) => t.recipient_wa
 
 interface Detail extends HolderDetail {
   login: { failures: number; locked: boolean };
+  /** The holder's two-factor authentication (record 048). */
+  twoFactor: { on: boolean; removalDueAt: Date | null; recoveryCodesLeft: number };
 }
 
 /** The detail's transactions as the command prints them (call 4's rows, renamed for operators). */
@@ -41,7 +43,8 @@ Shows one account holder, by e-mail or user id: the account (id, e-mail,
 created), each wallet (coin, address or "requested", available balance, sends
 paused), the last 20 transactions (deposits and sends, with their status), the
 last 20 messages they can see (opened or not), whether their password login is
-locked (failures since their last login), the pauses set for them, and how many
+locked (failures since their last login), whether two-factor authentication is
+on (recovery codes left, a restore's waiting removal), the pauses set for them, and how many
 web sessions are signed in as them now ("unknown" when the sessions are kept by
 web tiers elsewhere, WEB_TIER_HOSTS). Find a holder with users --find <text>.`,
     changes: false,
@@ -52,10 +55,11 @@ web tiers elsewhere, WEB_TIER_HOSTS). Find a holder with users --find <text>.`,
       return who;
     },
     async run(ctx, who): Promise<Detail> {
-      const [holders, { sessionOwner }, limits] = await Promise.all([
+      const [holders, { sessionOwner }, limits, { twoFactorSummary }] = await Promise.all([
         import("../../backend/domain/holders.ts"),
         import("../../../common/session-owner.ts"),
         import("../../backend/domain/rate-limits.ts"),
+        import("../../backend/domain/two-factor.ts"),
       ]);
       const holder = await holders.findHolder(ctx.db, who);
       if (!holder) throw new OpsError(`No user with ${who.includes("@") ? "the e-mail" : "id"} ${who}.`);
@@ -70,7 +74,8 @@ web tiers elsewhere, WEB_TIER_HOSTS). Find a holder with users --find <text>.`,
         policy: limits.DEFAULT_RATE_LIMITS,
       });
       const state = (await limiter.accountStates([holder.email])).get(holder.email);
-      return { ...detail, login: state ?? { failures: 0, locked: false } };
+      const twoFactor = await twoFactorSummary(ctx.db, holder.userId);
+      return { ...detail, login: state ?? { failures: 0, locked: false }, twoFactor };
     },
     json: (d) => ({
       userId: d.userId,
@@ -94,6 +99,11 @@ web tiers elsewhere, WEB_TIER_HOSTS). Find a holder with users --find <text>.`,
         toAll: m.toAll,
       })),
       login: d.login,
+      twoFactor: {
+        on: d.twoFactor.on,
+        removalDueAt: d.twoFactor.removalDueAt?.toISOString() ?? null,
+        recoveryCodesLeft: d.twoFactor.recoveryCodesLeft,
+      },
       pauses: d.pauses.map((p) => ({
         id: p.id,
         what: p.what,
@@ -109,6 +119,14 @@ web tiers elsewhere, WEB_TIER_HOSTS). Find a holder with users --find <text>.`,
         `${d.email}  (user ${d.userId}, created ${d.createdAt.toISOString()})`,
         `Login: ${d.login.locked ? "LOCKED" : "open"}, ${plural(d.login.failures, "failed login")}.` +
           ` Live sessions: ${d.sessions ?? "unknown"}.`,
+        `Two-factor: ${
+          d.twoFactor.on
+            ? `on, ${plural(d.twoFactor.recoveryCodesLeft, "recovery code")} left` +
+              (d.twoFactor.removalDueAt
+                ? `; removal after a restore without a code due ${d.twoFactor.removalDueAt.toISOString()} (sends refused until then)`
+                : "")
+            : "off"
+        }.`,
         d.pauses.length === 0
           ? "Pauses: none for this holder."
           : `Pauses: ${d.pauses.map((p) => `${p.what} (${terminalSafe(p.reason)}, by ${p.actor})`).join("; ")}.`,
