@@ -27,6 +27,7 @@ export default [
     // -- two-factor routes
     route("security/two-factor", "routes/security-two-factor.tsx"),
     // -- allowlist routes
+    route("security/addresses", "routes/security-addresses.tsx"),
     // -- password and sessions routes
     route("security/sessions", "routes/security-sessions.tsx"),
     route("security/password", "routes/security-password.tsx"),

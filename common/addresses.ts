@@ -527,6 +527,32 @@ export function decodeXAddress(input: string): { address: string; tag: number | 
   return { address, tag };
 }
 
+/**
+ * A classic r-address and a destination tag (or none) as one mainnet X-address
+ * (XLS-5d), what decodeXAddress reads back; undefined for anything else. The
+ * send form offers a saved XRP address with a tag this way: one value carries both.
+ */
+export function encodeXAddress(classic: string, tag: number | null): string | undefined {
+  let raw: Uint8Array;
+  try {
+    raw = base58xrp.decode(classic.trim());
+  } catch {
+    return undefined;
+  }
+  if (raw.length !== 25 || raw[0] !== XRP_ACCOUNT_ID || !xrpChecksumMatches(raw)) return undefined;
+  if (tag !== null && !isDestinationTag(tag)) return undefined;
+  const body = new Uint8Array(31);
+  body.set(XRP_X_MAINNET, 0);
+  body.set(raw.subarray(1, 21), 2);
+  if (tag !== null) {
+    body[22] = 1;
+    // Little-endian, 32 bits; the upper four bytes stay zero.
+    for (let i = 0; i < 4; i++) body[23 + i] = Math.floor(tag / 0x100 ** i) % 0x100;
+  }
+  const check = sha256(sha256(body)).subarray(0, 4);
+  return base58xrp.encode(Uint8Array.from([...body, ...check]));
+}
+
 export type DestinationCheck =
   | {
       ok: true;

@@ -7,6 +7,7 @@ import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
 import { backend, transactionsBefore } from "../backend.server.ts";
 import { qrSvg } from "../lib/qr.server.ts";
 import { loadWalletView } from "../wallet-view.server.ts";
+import { addressOffers, allowlistRule, loadAllowlist } from "../allowlist.server.ts";
 import { CoinIcon } from "../components/coin-icon.tsx";
 import { CopyButton } from "../components/copy-button.tsx";
 import { CloseIcon, RefreshIcon } from "../components/icons.tsx";
@@ -54,6 +55,9 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     own?.state === "issued" && own.address
       ? { qr: qrSvg(own.address), network: receiveNetwork(coin.ticker, coin.network, own.address) }
       : null;
+  // The coin's saved addresses (record 048), for the send form: read beside the transactions.
+  const saved =
+    receive && !url.searchParams.has("sent") ? loadAllowlist(context, user) : Promise.resolve(null);
   // One page of this coin's transactions, and one more to know whether there are older ones.
   const answer = await backend(context).clientBalances({
     email: user.email,
@@ -76,6 +80,7 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   const sent = sentId
     ? all.find((tx) => tx.id === sentId && tx.recipient_wallet !== INCOMING_TRANSACTION)
     : undefined;
+  const allowlist = await saved;
   return {
     ticker: coin.ticker,
     network: coin.network,
@@ -87,6 +92,8 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
     sendKey: newSendKey(),
     sendOpen: url.searchParams.has("send"),
     sendsPaused: paused ? sendsPausedMessage(paused, coin.ticker) : null,
+    sendOffers: addressOffers(allowlist, coin.ticker),
+    sendAllowlist: allowlistRule(allowlist, coin.ticker) ?? null,
     sent: sent
       ? {
           id: sent.id,
@@ -260,6 +267,8 @@ export default function Wallet({ loaderData, actionData }: Route.ComponentProps)
                 sendKey={loaderData.sendKey}
                 initiallyOpen={loaderData.sendOpen}
                 reply={reply}
+                offers={loaderData.sendOffers}
+                allowlist={loaderData.sendAllowlist ?? undefined}
               />
             </>
           )

@@ -11,7 +11,9 @@ import { backend, limitedAnswer } from "../backend.server.ts";
 import { commitSession, getSession, liveGrant } from "../session.server.ts";
 import { CODE_REQUIRED } from "../forms/two-factor.ts";
 import { parseDecimal, ZERO } from "../../common/decimal.ts";
+import { allowlistRule, loadAllowlist } from "../allowlist.server.ts";
 import {
+  addressRefusal,
   amountToSend,
   coinToFiat,
   completeAmounts,
@@ -113,8 +115,14 @@ export async function sendAction({
 
   // The server always checks: 'Send' and Confirm against the form's rules (the address by its
   // network's), the other buttons read the values only (see sendSchemaFor).
+  // While only saved addresses may receive sends (record 048), 'Send' checks the address against
+  // them too, before the warning: the page that answers reads the list anyway (one read, shared).
+  // Confirm leaves it to call 6, whose refusal comes back at the address field: a read here would
+  // cost every send one more, allowlist or not.
+  const allowlist =
+    intent === "review" ? allowlistRule(await loadAllowlist(context, user), ticker) : undefined;
   const submission = parseWithZod(checked, {
-    schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }),
+    schema: sendSchemaFor(intent, { ticker, usdtNetwork: usdtNetworkOf(row.address) }, allowlist),
   });
   const posted = formData.get("key");
   const keyOk = typeof posted === "string" && SEND_KEY.test(posted);
@@ -275,6 +283,11 @@ export async function sendAction({
         log.warn("Send failed", { reason: answer.message });
         // The send may have happened: the page shows balances read afresh.
         forgetWalletView(context);
+      }
+      // Refused by the holder's allowlist (record 048): said at the address, nothing was held.
+      const atAddress = addressRefusal(answer);
+      if (atAddress) {
+        return reply("form", { address: [atAddress] }, { status: 400, ...(headers ? { headers } : {}) });
       }
       return reply(
         "form",

@@ -1,20 +1,29 @@
 import { FieldErrors } from "../components/field.tsx";
+import type { AddressOffer } from "./rules.ts";
 import { IDS, type FieldAria } from "./use-send-form.ts";
 
-/** The receiver's address: typed as is (the backend checks it, per network). */
+/**
+ * The receiver's address: typed as is (the backend checks it, per network).
+ * The holder's saved addresses of the coin, when there are any, are offered
+ * as suggestions (a datalist: the browser's own, with scripts off too); typing
+ * stays exactly as it is.
+ */
 export function AddressField({
   value,
   onChange,
   aria,
   errors,
+  offers = [],
   autoFocus,
 }: {
   value: string;
   onChange: (text: string) => void;
   aria: FieldAria;
   errors: string[] | undefined;
+  offers?: readonly AddressOffer[];
   autoFocus: boolean;
 }) {
+  const listId = offers.length ? `${IDS.address}-saved` : undefined;
   return (
     <div className="field">
       <label htmlFor={IDS.address}>Receiver address</label>
@@ -29,8 +38,18 @@ export function AddressField({
         autoCorrect="off"
         spellCheck={false}
         autoFocus={autoFocus || undefined}
+        list={listId}
         {...aria}
       />
+      {listId ? (
+        <datalist id={listId}>
+          {offers.map((offer) => (
+            <option key={offer.value} value={offer.value}>
+              {offer.label}
+            </option>
+          ))}
+        </datalist>
+      ) : null}
       <FieldErrors id={`${IDS.address}-error`} errors={errors} />
     </div>
   );

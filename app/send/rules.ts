@@ -167,6 +167,12 @@ export function sendNetwork(ticker: string, network: string, ownAddress: string 
   return network;
 }
 
+/** A saved address the send form offers in the address field's suggestions: the value to type, its label. */
+export interface AddressOffer {
+  value: string;
+  label: string;
+}
+
 /** A send key: 16–128 of [A-Za-z0-9_-] (the backend's idempotency key format). */
 export const SEND_KEY = /^[A-Za-z0-9_-]{16,128}$/u;
 
@@ -217,6 +223,17 @@ export interface SendReply {
   tag?: number;
   /** Two-factor's step-up (issue 27): the risk warning asks for a code. */
   needsCode?: boolean;
+}
+
+/**
+ * Call 6's refusals that belong to the address field (record 048): the allowlist's. The form
+ * shows them there, as its own check of the address would.
+ */
+export function addressRefusal(failure: BackendFailure): string | undefined {
+  return failure.kind === "rejected" &&
+    (failure.code === "address_not_saved" || failure.code === "address_not_usable_yet")
+    ? failure.message
+    : undefined;
 }
 
 /**

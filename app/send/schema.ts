@@ -8,6 +8,7 @@ import {
   resolveDestination,
   type UsdtNetwork,
 } from "../../common/addresses.ts";
+import { allowlistProblem, type AllowlistRule } from "../../common/allowlist.ts";
 import type { Ticker } from "../../common/coins.ts";
 import { AMOUNT_FORMAT } from "../../common/contract/amounts.ts";
 import { isPositive, type Decimal } from "../../common/decimal.ts";
@@ -53,9 +54,10 @@ export interface AddressRule {
  * The form's schema; with `address`, the receiver's address is checked too, by
  * the backend's own rules (common/addresses.ts: format and checksum), so a
  * mistyped address is shown at its field before the risk warning asks to
- * confirm a transfer to it.
+ * confirm a transfer to it. With `allowlist` (only saved addresses may receive
+ * sends, record 048), an address that is not a usable saved one is too.
  */
-export function sendSchemaTo(address: AddressRule | undefined) {
+export function sendSchemaTo(address: AddressRule | undefined, allowlist?: AllowlistRule) {
   return sendValuesSchema.transform((value, ctx) => {
     // Where the send goes, once checked: an X-address becomes its classic address and tag.
     let destination: Destination = { address: value.address, tag: null };
@@ -73,8 +75,12 @@ export function sendSchemaTo(address: AddressRule | undefined) {
       const checked = resolveDestination(address.ticker, value.address, tag.tag, {
         usdtNetwork: address.usdtNetwork,
       });
-      if (checked.ok) destination = { address: checked.address, tag: checked.tag };
-      else ctx.addIssue({ code: "custom", path: [checked.field], message: checked.reason });
+      if (checked.ok) {
+        destination = { address: checked.address, tag: checked.tag };
+        // Only saved addresses may receive sends (record 048): said at the field, as Confirm would be.
+        const problem = allowlistProblem(allowlist, destination);
+        if (problem) ctx.addIssue({ code: "custom", path: ["address"], message: problem });
+      } else ctx.addIssue({ code: "custom", path: [checked.field], message: checked.reason });
     } else destination = { address: value.address, tag: tag.tag };
     const coin = parseAmount(value.coin);
     if (!coin) ctx.addIssue({ code: "custom", path: ["coin"], message: AMOUNT_FORMAT });
@@ -96,8 +102,8 @@ export interface Destination {
  * Confirm check the rules; 'Full', 'Convert' and the warning's Cancel only
  * read the values (a half-filled form may convert).
  */
-export function sendSchemaFor(intent: unknown, address?: AddressRule) {
-  return intent === "review" || intent === "confirm" ? sendSchemaTo(address) : sendValuesSchema;
+export function sendSchemaFor(intent: unknown, address?: AddressRule, allowlist?: AllowlistRule) {
+  return intent === "review" || intent === "confirm" ? sendSchemaTo(address, allowlist) : sendValuesSchema;
 }
 
 export type SendCheck = { ok: true; address: string; coin: Decimal } | { ok: false; errors: SendErrors };

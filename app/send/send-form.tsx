@@ -11,8 +11,10 @@ import {
   usdtNetworkOf,
   withCoinAmount,
   withFiatAmount,
+  type AddressOffer,
   type SendReply,
 } from "./rules.ts";
+import type { AllowlistRule } from "../../common/allowlist.ts";
 import { CopyButton } from "../components/copy-button.tsx";
 import { useHydrated } from "../components/hydrated.ts";
 import { AddressField } from "./address-field.tsx";
@@ -43,6 +45,8 @@ export function SendForm({
   sendKey,
   initiallyOpen,
   reply,
+  offers = [],
+  allowlist,
 }: {
   ticker: Ticker;
   /** The coin's network (USDT's is told by the wallet's own address). */
@@ -60,6 +64,10 @@ export function SendForm({
   initiallyOpen: boolean;
   /** The action's answer, when the last submission was a send step. */
   reply: SendReply | undefined;
+  /** The coin's saved addresses, offered as the address is typed (record 048). */
+  offers?: readonly AddressOffer[];
+  /** While only saved addresses may receive sends: what the address is checked against. */
+  allowlist?: AllowlistRule | undefined;
 }) {
   const hydrated = useHydrated();
   const navigation = useNavigation();
@@ -73,6 +81,7 @@ export function SendForm({
 
   const send = useSendForm({
     addressRule: { ticker, usdtNetwork: usdtNetworkOf(ownAddress) },
+    allowlist,
     sendKey,
     initiallyOpen,
     reply,
@@ -124,6 +133,7 @@ export function SendForm({
           onChange={(address) => send.setValues({ ...values, address })}
           aria={send.fieldAria("address")}
           errors={shown.address}
+          offers={offers}
           autoFocus={(initiallyOpen && !reply) || startField === "address"}
         />
         {ticker === "XRP" ? (

@@ -1,5 +1,5 @@
 import { useForm, type Validate } from "../components/form-state.ts";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useNavigation } from "react-router";
 import {
   EMPTY_SEND_VALUES,
@@ -8,6 +8,7 @@ import {
   type SendReply,
   type SendValues,
 } from "./rules.ts";
+import type { AllowlistRule } from "../../common/allowlist.ts";
 import type { AddressRule, sendSchemaFor } from "./schema.ts";
 import { useLazyValidation } from "../components/use-validated-form.ts";
 import { useTimedErrors } from "./timed-errors.ts";
@@ -64,9 +65,12 @@ export function useSendForm({
   reply,
   fillIn,
   addressRule,
+  allowlist,
 }: {
   /** The network whose rules the receiver's address follows. */
   addressRule: AddressRule;
+  /** While only saved addresses may receive sends (record 048): the coin's saved addresses. */
+  allowlist?: AllowlistRule | undefined;
   sendKey: string;
   initiallyOpen: boolean;
   reply: SendReply | undefined;
@@ -102,9 +106,12 @@ export function useSendForm({
     }
   }
 
+  // The saved addresses as the page last loaded them (it reloads its data now and then).
+  const savedRef = useRef(allowlist);
+  savedRef.current = allowlist;
   const validate = useLazyValidation<ReturnType<typeof sendSchemaFor>>(IDS.form, () =>
     import("./schema.ts").then(
-      (m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"), addressRule),
+      (m) => (formData: FormData) => m.sendSchemaFor(formData.get("intent"), addressRule, savedRef.current),
     ),
   );
   const [form, fields] = useForm<FieldName>({

@@ -9,6 +9,7 @@
 // parser before any schema runs. Wrong types and missing fields are still
 // refused. Issue messages never repeat the submitted values.
 import { z } from "zod";
+import { labelProblem } from "../allowlist.ts";
 import { isTicker } from "../coins.ts";
 import { MAX_DESTINATION_TAG } from "../literals.ts";
 import { normalisePhrase, PHRASE_WORDS } from "../phrase.ts";
@@ -266,6 +267,89 @@ const twoFactorVerifyAnswer = z.object({
   removal_cancelled: z.boolean(),
 });
 // -- allowlist bodies
+/** A ticker in any case ("eth", "ETH"), as the coin's ticker. */
+const ticker = z
+  .string("Must be one of the coins' tickers, like BTC.")
+  .max(16, "Must be one of the coins' tickers, like BTC.")
+  .transform((value) => value.trim().toUpperCase())
+  .refine(isTicker, "Must be one of the coins' tickers, like BTC.");
+/** A saved address's label: trimmed, 1 to LABEL_MAX characters, no control characters. */
+const savedLabel = z
+  .string("Must be a string.")
+  .max(1024, "Must be at most 1024 characters.")
+  .transform((value) => value.trim())
+  .superRefine((value, ctx) => {
+    const problem = labelProblem(value);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  });
+/** What a change of the allowlist is proven with: the password, and with two-factor on a code or a grant. */
+const allowlistProof = {
+  password,
+  two_factor_code: twoFactorCode.optional(),
+  two_factor_grant: twoFactorGrant.optional(),
+};
+export const allowlistBody = z.object({ platform, email, twelveWords });
+/** The address is checked by the services, as a send's (common/addresses.ts, USDT by the configured network). */
+export const allowlistAddBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  coin: ticker,
+  address: z.string("Must be a string.").max(256, "Must be at most 256 characters."),
+  destination_tag: destinationTag.optional(),
+  label: savedLabel,
+  ...allowlistProof,
+});
+export const allowlistRemoveBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  id: z.string("Must be a string.").max(64, "Must be at most 64 characters."),
+  ...allowlistProof,
+});
+export const allowlistSetBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  on: z.boolean("Must be true or false."),
+  ...allowlistProof,
+});
+
+const savedAddress = z.object({
+  id: z.string(),
+  coin: z.string(),
+  /** Canonical, as a send stores it (an X-address is saved as its classic address and tag). */
+  address: z.string(),
+  /** XRP only; null: none. */
+  destination_tag: z.number().int().nullable(),
+  label: z.string(),
+  created_at: z.string(),
+  /** From this instant (the hold's end) a send may go to it. */
+  usable_from: z.string(),
+  /** Whether usable_from has passed, by the holds' clock. */
+  usable: z.boolean(),
+});
+const allowlistAnswer = z.object({
+  success: z.literal(true),
+  /** Only saved addresses can receive sends (also while a turn-off waits). */
+  on: z.boolean(),
+  /** A turn-off waiting for its hold: sends may go anywhere from this instant. */
+  off_at: z.string().nullable(),
+  /** ALLOWLIST_HOLD_HOURS: how long a new address, or a turn-off, waits. */
+  hold_hours: z.number().int().min(0),
+  /** The network USDT addresses are checked for here. */
+  usdt_network: z.enum(["erc20", "trc20"]),
+  addresses: z.array(savedAddress),
+});
+const allowlistAddAnswer = z.object({ success: z.literal(true), message: z.string(), address: savedAddress });
+const allowlistSetAnswer = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  on: z.boolean(),
+  off_at: z.string().nullable(),
+});
+export type SavedAddressData = z.infer<typeof savedAddress>;
+export type AllowlistData = z.infer<typeof allowlistAnswer>;
 // -- password and sessions bodies
 /**
  * Our addition (issue 27): a signed-in holder changes their password. The
@@ -494,6 +578,10 @@ export const CALLS = {
     answer: twoFactorVerifyAnswer,
   }),
   // -- allowlist calls
+  allowlist: call({ path: "/allowlist", body: allowlistBody, answer: allowlistAnswer }),
+  allowlistAdd: call({ path: "/allowlist/add", body: allowlistAddBody, answer: allowlistAddAnswer }),
+  allowlistRemove: call({ path: "/allowlist/remove", body: allowlistRemoveBody, answer: messageAnswer }),
+  allowlistSet: call({ path: "/allowlist/set", body: allowlistSetBody, answer: allowlistSetAnswer }),
   // -- password and sessions calls
   /** Answered "Password changed." (the restore's text); the phrase is re-encrypted in the same transaction. */
   updatePassword: call({ path: "/change-password", body: updatePasswordBody, answer: messageAnswer }),

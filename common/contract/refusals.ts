@@ -5,6 +5,8 @@
 // both tiers follow. Texts are kept exactly as clients expect them, including
 // the spec's misspelling 'inccorect'.
 
+import { MAX_SAVED_ADDRESSES } from "../allowlist.ts";
+
 export const REFUSALS = {
   // The HTTP edge (record 004).
   not_found: { status: 404, message: "Not found." },
@@ -72,6 +74,16 @@ export const REFUSALS = {
   two_factor_already_on: { status: 409, message: "Two-factor authentication is already on." },
   two_factor_off: { status: 409, message: "Two-factor authentication is off." },
   // -- allowlist refusals
+  // A send to an address the holder did not save, or saved too recently, while only saved
+  // addresses may receive sends: 403, the text (with the hold's length or end) at the address.
+  address_not_saved: { status: 403, message: "{detail}" },
+  address_not_usable_yet: { status: 403, message: "{detail}" },
+  saved_address_exists: { status: 409, message: "This address is saved already." },
+  saved_addresses_full: {
+    status: 409,
+    message: `You can save up to ${MAX_SAVED_ADDRESSES} addresses. Remove one to save another.`,
+  },
+  saved_address_not_found: { status: 404, message: "Saved address not found." },
   // -- password and sessions refusals
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -14,7 +14,21 @@ import {
   type Refusal,
 } from "../../common/contract/refusals.ts";
 import { normalisePhrase } from "../../common/phrase.ts";
-import type { UsdtNetwork } from "../../common/addresses.ts";
+import { resolveDestination, type UsdtNetwork } from "../../common/addresses.ts";
+import {
+  ALLOWLIST_ANSWERS,
+  notSavedMessage,
+  notUsableYetMessage,
+  offRequestedMessage,
+} from "../../common/allowlist.ts";
+import type { SavedAddressData } from "../../common/contract/calls.ts";
+import {
+  addSavedAddress,
+  readAllowlist,
+  removeSavedAddress,
+  setAllowlist,
+  type SavedAddress,
+} from "./domain/allowlist.ts";
 import {
   changePassword,
   checkCredentials,
@@ -144,7 +158,10 @@ function sharedRead<T>(caller: Caller, key: string, read: () => Promise<T>): Pro
   return started;
 }
 
-function sendOutcome(sent: SendResult): Outcome<{
+function sendOutcome(
+  sent: SendResult,
+  allowlistHoldHours: number,
+): Outcome<{
   success: true;
   message: string;
   transaction: Extract<SendResult, { ok: true }>["transaction"];
@@ -175,7 +192,31 @@ function sendOutcome(sent: SendResult): Outcome<{
       return refusal("insufficient_balance");
     case "sends-paused":
       return refusal("sends_paused", { detail: sendsPausedMessage(sent.scope, sent.coin) });
+    case "not-allowlisted": {
+      // At the address field (record 048): the form shows it there, not as "Transaction failed".
+      const detail =
+        sent.usableFrom === null ? notSavedMessage(allowlistHoldHours) : notUsableYetMessage(sent.usableFrom);
+      const issues = [{ path: "receiver_wallet_address", message: detail }];
+      return refusal(sent.usableFrom === null ? "address_not_saved" : "address_not_usable_yet", {
+        detail,
+        issues,
+      });
+    }
   }
+}
+
+/** A saved address as the allowlist calls answer it; `usable` by the holds' clock. */
+function savedAddressData(saved: SavedAddress, now: Date): SavedAddressData {
+  return {
+    id: saved.id,
+    coin: saved.coin,
+    address: saved.address,
+    destination_tag: saved.destinationTag,
+    label: saved.label,
+    created_at: saved.createdAt.toISOString(),
+    usable_from: saved.usableFrom.toISOString(),
+    usable: saved.usableFrom.getTime() <= now.getTime(),
+  };
 }
 
 /** The codes' and grants' clock, in milliseconds. */
@@ -253,6 +294,34 @@ async function checkPassword(
   if (isLimited(taken)) return limitedRefusal(taken);
   if (!(await passwordIsRight(ctx.db, who.userId, password))) return refusal("wrong_password");
   return { ok: true, reservation: taken };
+}
+
+/**
+ * What a change of the allowlist needs (issue 27, record 048): the password,
+ * under call 2's limits, and with two-factor on a code or a grant of the last
+ * 5 minutes. A wrong code keeps the password's reserved failure: it counts
+ * toward the account's lock, as a wrong password does.
+ */
+async function proveChange(
+  ctx: ServicesContext,
+  caller: Caller,
+  who: Principal,
+  body: { password: string } & Proof,
+): Promise<{ ok: true } | Refusal> {
+  const password = await checkPassword(ctx, caller, who, body.password);
+  if (!password.ok) return password;
+  const state = await twoFactorState(ctx.db, who.userId, ctx.holdClock());
+  if (state.on) {
+    const second = await secondFactor(ctx, caller, who, state, body, {
+      grants: true,
+      reservation: password.reservation,
+    });
+    if (!second.ok) return second;
+    // A code clears the reservation itself (secondFactor); a grant leaves it to us.
+    if (second.grant) return { ok: true };
+  }
+  await password.reservation?.succeeded();
+  return { ok: true };
 }
 
 export function createServices(ctx: ServicesContext): BackendServices {
@@ -446,8 +515,10 @@ export function createServices(ctx: ServicesContext): BackendServices {
         userId: result.userId,
         usdPrice: ctx.usdPrice,
         usdtNetwork: ctx.usdtNetwork,
+        // The allowlist's holds (record 048) end by the holds' clock; the hold checks them.
+        allowlistAt: ctx.holdClock(),
       });
-      return sendOutcome(sent);
+      return sendOutcome(sent, ctx.allowlistHoldHours);
     },
 
     async openMessage(body, caller) {
@@ -558,6 +629,102 @@ export function createServices(ctx: ServicesContext): BackendServices {
       };
     },
     // -- allowlist services
+    async allowlist(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const at = ctx.holdClock();
+      const state = await readAllowlist(ctx.db, result, at);
+      return {
+        ok: true,
+        data: {
+          success: true,
+          on: state.on,
+          off_at: state.offAt?.toISOString() ?? null,
+          hold_hours: ctx.allowlistHoldHours,
+          usdt_network: ctx.usdtNetwork,
+          addresses: state.addresses.map((saved) => savedAddressData(saved, at)),
+        },
+      };
+    },
+
+    async allowlistAdd(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      // Checked as a send's destination is, before the password: a mistyped address costs no attempt.
+      const checked = resolveDestination(body.coin, body.address, body.destinationTag ?? null, {
+        usdtNetwork: ctx.usdtNetwork,
+      });
+      if (!checked.ok) {
+        const tag = checked.field === "tag";
+        return refusal(tag ? "invalid_destination_tag" : "invalid_address", {
+          detail: checked.reason,
+          issues: [{ path: tag ? "destination_tag" : "address", message: checked.reason }],
+        });
+      }
+      const proven = await proveChange(ctx, caller, result, body);
+      if (!proven.ok) return proven;
+      const at = ctx.holdClock();
+      const added = await addSavedAddress(
+        ctx.db,
+        result,
+        { coin: body.coin, address: checked.address, destinationTag: checked.tag, label: body.label },
+        { now: at, holdHours: ctx.allowlistHoldHours },
+        { ip: caller.senderIp },
+      );
+      if (!added.ok) {
+        if (added.reason === "no-account") return refusal("invalid_credentials");
+        return added.reason === "full"
+          ? refusal("saved_addresses_full")
+          : refusal("saved_address_exists", {
+              issues: [{ path: "address", message: refusal("saved_address_exists").message }],
+            });
+      }
+      return {
+        ok: true,
+        data: {
+          success: true,
+          message: ALLOWLIST_ANSWERS.added,
+          address: savedAddressData(added.saved, at),
+        },
+      };
+    },
+
+    async allowlistRemove(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      // The password first: without it, nothing says whether an id is one of the holder's.
+      const proven = await proveChange(ctx, caller, result, body);
+      if (!proven.ok) return proven;
+      const removed = await removeSavedAddress(ctx.db, result, body.id, { ip: caller.senderIp });
+      if (!removed) return refusal("saved_address_not_found");
+      return { ok: true, data: { success: true, message: ALLOWLIST_ANSWERS.removed } };
+    },
+
+    async allowlistSet(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const proven = await proveChange(ctx, caller, result, body);
+      if (!proven.ok) return proven;
+      const set = await setAllowlist(
+        ctx.db,
+        result,
+        body.on,
+        { now: ctx.holdClock(), holdHours: ctx.allowlistHoldHours },
+        { ip: caller.senderIp },
+      );
+      const message =
+        set.offAt !== null
+          ? offRequestedMessage(set.offAt)
+          : set.on
+            ? set.change === "none"
+              ? ALLOWLIST_ANSWERS.alreadyOn
+              : ALLOWLIST_ANSWERS.on
+            : ALLOWLIST_ANSWERS.offAlready;
+      return {
+        ok: true,
+        data: { success: true, message, on: set.on, off_at: set.offAt?.toISOString() ?? null },
+      };
+    },
     // -- password and sessions services
     async updatePassword(body, caller) {
       // Compared as they are hashed, in NFKC (record 025).

@@ -78,6 +78,8 @@ describeBuilt("web forms under hostile input (a host over the production build)"
     { page: "/security", signedIn: true },
     { page: "/history?modal=support", signedIn: true },
     { page: "/notifications", signedIn: true },
+    // Last: its forms check the password, and many wrong ones in a row lock the account (record 013).
+    { page: "/security/addresses", signedIn: true },
   ];
 
   test.each(PAGES)(

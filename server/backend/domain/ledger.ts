@@ -474,6 +474,12 @@ export interface HoldWithdrawalInput {
   ownerId?: string;
   /** When given, the coin the caller read the amount in: a wallet of another coin is an error (nothing written). */
   coin?: Ticker;
+  /**
+   * The holds' clock now (record 048): with the holder's allowlist on (and no turn-off due by
+   * then), only a saved address of the coin (and tag) usable by then is a destination. Default:
+   * the system clock.
+   */
+  allowlistAt?: Date;
 }
 
 export type HoldWithdrawalResult =
@@ -492,7 +498,12 @@ export type HoldWithdrawalResult =
   | { ok: false; reason: "wallet-not-found" | "no-address" | "own-address" }
   | { ok: false; reason: "insufficient-balance"; available: bigint }
   /** Sends are paused (record 041) for the wallet's coin or for its user: nothing written. */
-  | { ok: false; reason: "sends-paused"; scope: "coin" | "user" };
+  | { ok: false; reason: "sends-paused"; scope: "coin" | "user" }
+  /**
+   * The holder's allowlist is on and the destination is not a saved address of the coin (and
+   * tag) usable now (record 048): nothing written. usableFrom: when it was saved too recently.
+   */
+  | { ok: false; reason: "not-allowlisted"; usableFrom: Date | null };
 
 /** A send's idempotency record (call 6, record 010), written by the same statement as its hold. */
 export interface SendRecord {
@@ -542,6 +553,17 @@ const HOLD_SEND = sql`
     WHERE p.what = 'sends' AND (p.coin = account.coin OR p.user_id = account.user_id)
     ORDER BY p.coin IS NULL LIMIT 1
   ),
+  allowlist AS (
+    SELECT (
+      SELECT saved.usable_from FROM withdrawal_addresses saved
+      WHERE saved.user_id = account.user_id AND saved.coin = account.coin
+        AND saved.address = ${sql.placeholder("destination")}::text
+        AND coalesce(saved.destination_tag, -1) = coalesce(${sql.placeholder("destinationTag")}::bigint, -1)
+    ) AS usable_from
+    FROM users u, account
+    WHERE u.id = account.user_id AND u.allowlist_only
+      AND (u.allowlist_off_at IS NULL OR u.allowlist_off_at > ${sql.placeholder("allowlistAt")}::timestamptz)
+  ),
   allowed AS (
     SELECT account.id, account.coin, pending.id AS pending_id FROM account, pending
     WHERE (${sql.placeholder("ownerId")}::uuid IS NULL OR account.user_id = ${sql.placeholder("ownerId")}::uuid)
@@ -550,6 +572,10 @@ const HOLD_SEND = sql`
       AND NOT EXISTS (SELECT 1 FROM paused)
       AND account.address IS NOT NULL
       AND account.address <> ${sql.placeholder("destination")}::text
+      AND NOT EXISTS (
+        SELECT 1 FROM allowlist
+        WHERE usable_from IS NULL OR usable_from > ${sql.placeholder("allowlistAt")}::timestamptz
+      )
       AND account.balance >= ${sql.placeholder("units")}::numeric
   ),
   hold AS (
@@ -578,6 +604,9 @@ const HOLD_SEND = sql`
   )
   SELECT account.coin, account.balance::text AS balance, account.user_id, account.address,
     (SELECT id FROM pending) AS pending_id, (SELECT scope FROM paused) AS paused,
+    EXISTS (SELECT 1 FROM allowlist) AS allowlist_on,
+    (SELECT to_char(usable_from AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') FROM allowlist)
+      AS allowlist_from,
     recorded.request_hash, recorded.response,
     withdrawal.id AS withdrawal_id, withdrawal.hold_transfer_id, withdrawal.date
   FROM account
@@ -613,6 +642,12 @@ const runHoldSend = preparedStatement("coinkeep_ledger_hold_send", HOLD_SEND);
  * a pause committed before the statement starts cannot be slipped past by a
  * separate read; one committed while it runs lets it through, as if it had
  * come a moment earlier (reconciliation counts it among the held sends).
+ * The holder's allowlist (record 048) is checked the same way, after the own
+ * address: with it on, the destination (and XRP tag) must be a saved address
+ * of the coin whose usable_from has passed by `allowlistAt`. The users row is
+ * read by its key within the statement; the saved address is looked up (by
+ * the unique index on user, coin, address and tag) only when the allowlist is
+ * on: no extra round trip, and no read of withdrawal_addresses for anyone else.
  */
 export async function holdSend(
   db: AppDb,
@@ -632,6 +667,7 @@ export async function holdSend(
   const ownerId = input.ownerId;
   if (ownerId !== undefined && !isUuid(ownerId)) return { ok: false, reason: "wallet-not-found" };
   const record = input.record;
+  const allowlistAt = input.allowlistAt ?? new Date();
 
   interface Row {
     coin: string;
@@ -641,6 +677,9 @@ export async function holdSend(
     pending_id: string | null;
     /** The sends pause in force for the wallet's coin ('coin') or its user ('user'), else null. */
     paused: "coin" | "user" | null;
+    /** The holder's allowlist applies; allowlist_from: the saved destination's usable_from (ISO), if saved. */
+    allowlist_on: boolean;
+    allowlist_from: string | null;
     request_hash: string | null;
     response: unknown;
     withdrawal_id: string | null;
@@ -656,6 +695,7 @@ export async function holdSend(
     destination,
     destinationTag: input.destinationTag ?? null,
     amountUsd,
+    allowlistAt: allowlistAt.toISOString(),
     recordUserId: record?.userId ?? null,
     recordKey: record?.key ?? null,
     requestHash: record?.requestHash ?? null,
@@ -691,6 +731,12 @@ export async function holdSend(
   if (row.paused !== null) return { ok: false, reason: "sends-paused", scope: row.paused };
   if (row.address === null) return { ok: false, reason: "no-address" };
   if (row.address === destination) return { ok: false, reason: "own-address" };
+  if (row.allowlist_on) {
+    const usableFrom = row.allowlist_from === null ? null : new Date(row.allowlist_from);
+    if (usableFrom === null || usableFrom.getTime() > allowlistAt.getTime()) {
+      return { ok: false, reason: "not-allowlisted", usableFrom };
+    }
+  }
   if (balance < input.units) return { ok: false, reason: "insufficient-balance", available: balance };
   if (row.pending_id === null) {
     // The coin's first send ever: create its pending account, then hold again.

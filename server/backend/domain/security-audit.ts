@@ -29,7 +29,13 @@ export type SecurityAction =
   | "auth.two-factor.recovery-code"
   | "auth.two-factor.removal-scheduled"
   | "auth.two-factor.removal-cancelled"
-  | "auth.two-factor.removed";
+  | "auth.two-factor.removed"
+  // The withdrawal address allowlist (issue 27, record 048).
+  | "allowlist.added"
+  | "allowlist.removed"
+  | "allowlist.on"
+  | "allowlist.off-requested"
+  | "allowlist.off";
 
 export type FailureReason = "unknown-email" | "wrong-password" | "wrong-phrase" | "wrong-code";
 
@@ -45,6 +51,8 @@ export interface SecurityEvent {
   email: string | null;
   userId?: string | null;
   reason?: FailureReason;
+  /** What changed, when the action needs saying (a saved address: its coin, address, tag). */
+  details?: Record<string, string>;
 }
 
 /** Anything that can insert: the database or a transaction on it. */
@@ -55,7 +63,7 @@ export async function recordSecurityEvent(
   event: SecurityEvent,
   info: AuditInfo,
 ): Promise<void> {
-  const details: Record<string, string> = {};
+  const details: Record<string, string> = { ...event.details };
   if (info.ip) details.ip = info.ip;
   if (event.reason) details.reason = event.reason;
   await db.insert(auditLog).values({

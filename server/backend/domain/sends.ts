@@ -6,7 +6,9 @@
 // with at most 4 decimals, the destination is a valid address of the wallet's
 // coin (an XRP X-address resolved into its classic address and tag) with a
 // destination tag only for XRP, and not the wallet's own, sends are not paused for the coin or the
-// user (record 041), the wallet has an address, and the available balance covers the amount. The send is then a hold in the ledger (see
+// user (record 041), the wallet has an address, with the holder's allowlist on the destination is
+// one of their saved addresses whose hold has ended (record 048), and the available balance covers
+// the amount. The send is then a hold in the ledger (see
 // ledger.ts), 'pending' until an operator approves or declines it.
 //
 // Idempotency: a request may carry a key. The first request with a key that
@@ -47,6 +49,8 @@ export interface SendInput extends Pick<
   /** The coin's USD price now (plain decimal), or null when none is known. */
   usdPrice: (coin: Ticker) => Promise<string | null>;
   usdtNetwork?: UsdtNetwork;
+  /** The holds' clock now: the allowlist's holds end by it (record 048). Default: the system clock. */
+  allowlistAt?: Date;
 }
 
 export type SendResult =
@@ -55,7 +59,9 @@ export type SendResult =
   | { ok: false; reason: "invalid-amount" | "invalid-address" | "invalid-destination-tag"; detail: string }
   | { ok: false; reason: "insufficient-balance" }
   /** Sends are paused for the wallet's coin or for its user (record 041). */
-  | { ok: false; reason: "sends-paused"; scope: "coin" | "user"; coin: Ticker };
+  | { ok: false; reason: "sends-paused"; scope: "coin" | "user"; coin: Ticker }
+  /** Only saved addresses may receive sends, and this is none, or not yet usable (record 048). */
+  | { ok: false; reason: "not-allowlisted"; usableFrom: Date | null };
 
 /** The amount's decimal text: a JSON number by its shortest round-trip text ("1e-7" stays refused). */
 function amountText(amount: string | number): string {
@@ -184,6 +190,7 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
       destination,
       destinationTag: tag,
       amountUsd,
+      ...(input.allowlistAt ? { allowlistAt: input.allowlistAt } : {}),
       ...(key === undefined ? {} : { record: { userId, key, requestHash: hash, response: answer } }),
     });
   } catch (error) {
@@ -207,6 +214,9 @@ export async function requestSend(db: AppDb, input: SendInput): Promise<SendResu
     if (found) return replay(found, hash);
   }
   if (held.reason === "sends-paused") return { ok: false, reason: "sends-paused", scope: held.scope, coin };
+  if (held.reason === "not-allowlisted") {
+    return { ok: false, reason: "not-allowlisted", usableFrom: held.usableFrom };
+  }
   return held.reason === "insufficient-balance"
     ? { ok: false, reason: "insufficient-balance" }
     : { ok: false, reason: held.reason };
