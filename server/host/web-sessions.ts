@@ -8,7 +8,8 @@
 // The sessions list (issue 27, record 048): a sign-in's row starts with the
 // browser's User-Agent (at most 512 characters) and the address; the address
 // and the time last seen move with the idle deadline, in the same once-a-minute
-// UPDATE, so a busy session still costs one write a minute.
+// UPDATE, so a busy session still costs one write a minute (a save or a
+// rotation, writes of their own that also move the deadline, move the time too).
 import { and, desc, eq, gt, lt, ne, sql } from "drizzle-orm";
 import type { OwnedSession, SessionKV, SessionSeen } from "../../app/context.ts";
 import type { AppDb } from "../backend/db/index.ts";
@@ -130,14 +131,27 @@ export function createSessionKV(db: AppDb, policy: SessionPolicy = DEFAULT_SESSI
       // Only a live row is updated: a destroyed or timed-out session stays gone.
       await db
         .update(webSessions)
-        .set({ data: blob, owner, expiresAt: nextExpiry(now), updatedAt: new Date(now) })
+        .set({
+          data: blob,
+          owner,
+          expiresAt: nextExpiry(now),
+          updatedAt: new Date(now),
+          lastSeenAt: new Date(now),
+        })
         .where(live(key, now));
     },
     async rekey(oldKey, newKey, blob, owner) {
       const now = Date.now();
       const moved = await db
         .update(webSessions)
-        .set({ id: newKey, data: blob, owner, expiresAt: nextExpiry(now), updatedAt: new Date(now) })
+        .set({
+          id: newKey,
+          data: blob,
+          owner,
+          expiresAt: nextExpiry(now),
+          updatedAt: new Date(now),
+          lastSeenAt: new Date(now),
+        })
         .where(live(oldKey, now))
         .returning({ id: webSessions.id });
       return moved.length > 0;

@@ -17,6 +17,7 @@ import {
   sessionHandle,
 } from "../../app/holder-sessions.server.ts";
 import {
+  commitSession,
   getSession,
   keepOnlyThisSession,
   requireUser,
@@ -158,6 +159,13 @@ describeEachDatabase("a holder's sessions on $name", (getDatabase) => {
     // Within the minute, another address writes nothing (one write a minute per session).
     await getSession(request("/history", { cookie }), contextFor(db, "192.0.2.44"));
     expect(await row(cookie)).toEqual(moved);
+
+    // Saving the session (a POST) moves the deadline, and the time with it, in its own write.
+    await db.update(webSessions).set({ lastSeenAt: then }).where(eq(webSessions.id, id));
+    const session = await getSession(request("/currency", { cookie }), contextFor(db, "192.0.2.44"));
+    session.set("currency", "EUR");
+    await commitSession(session, contextFor(db, "192.0.2.44"));
+    expect((await row(cookie))?.lastSeenAt?.getTime()).toBeGreaterThan(Date.now() - 10_000);
   });
 
   test("the listing: the owner's live sessions only, this one first and marked, each with its browser and a handle, never a key", async () => {
