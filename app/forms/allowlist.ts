@@ -59,8 +59,8 @@ export function addAddressSchema({ usdtNetwork, twoFactor }: AddressFormOptions)
         else problem(checked.field, checked.reason);
       }
       if (value.password === "") problem("password", "Required");
-      const proof = value.code === "" && !twoFactor ? undefined : code.safeParse(value.code);
-      if (proof && !proof.success) problem("code", proof.error.issues[0]?.message ?? CODE_REQUIRED);
+      const given = value.code === "" && !twoFactor ? undefined : code.safeParse(value.code);
+      if (given && !given.success) problem("code", given.error.issues[0]?.message ?? CODE_REQUIRED);
       return {
         coin: coin as Ticker,
         label,

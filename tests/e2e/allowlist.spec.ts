@@ -51,8 +51,8 @@ function shownTime(ms: number): string {
 }
 
 /** The allowlist's calls as another client of the account makes them (the contract, not the page). */
-async function callAllowlist(request: APIRequestContext, user: TestUser, path: string, fields: object) {
-  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/allowlist${path}`, {
+async function callAllowlist(request: APIRequestContext, user: TestUser, call: string, fields: object) {
+  const response = await request.post(`${process.env.E2E_API_URL ?? ""}/api/allowlist${call}`, {
     data: { platform: PLATFORM, email: user.email, twelveWords: user.words.join(" "), ...fields },
   });
   expect(response.status()).toBe(200);

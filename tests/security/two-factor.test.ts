@@ -187,7 +187,7 @@ describeBuilt("holder two-factor under attack (a host over the production build)
     expect((await get(base, fastLoginPath(account), jar)).headers.get("location")).toBe("/home");
     for (const path of ["/security/two-factor", "/security/two-factor/enrol", "/security"]) {
       const answer = await post(base, path, jar, { intent: "begin", password: account.password });
-      expect(answer.status, path).toBe(403);
+      expect({ path, status: answer.status }).toEqual({ path, status: 403 });
     }
     // Nothing was begun: the enrolment page still asks for the password.
     const page = await (await get(base, "/security/two-factor/enrol", jar)).text();
