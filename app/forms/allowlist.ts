@@ -68,7 +68,7 @@ export function addAddressSchema({ usdtNetwork, twoFactor }: AddressFormOptions)
         tag: tag.ok ? tag.tag : null,
         destination,
         password: value.password,
-        code: proof?.success ? proof.data : undefined,
+        code: given?.success ? given.data : undefined,
       };
     });
 }
