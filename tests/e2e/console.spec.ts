@@ -18,6 +18,8 @@ import {
   recordSecret,
   recordSessionCookies,
   DESKTOP,
+  freshXrpAddress,
+  fundXrp,
   MOBILE,
   sidebar,
   tabTo,
@@ -291,7 +293,6 @@ test.describe("the staff console", () => {
     page,
     request,
     newUser,
-    fundEth,
   }, testInfo) => {
     const js = jsEnabled(testInfo) ? "js" : "nojs";
     const email = uniqueEmail(`keyboard-staff-${js}`);
@@ -331,17 +332,19 @@ test.describe("the staff console", () => {
     await expect(page).toHaveURL(/\/ops$/u);
     await recordSessionCookies(page.context());
 
-    // A small send, declined with a reason by keyboard.
+    // A small send, declined with a reason by keyboard. It is in XRP, which few other tests
+    // send, and the queue is filtered to XRP with the keyboard: the shared queue holds every
+    // test's waiting ETH sends, oldest first, so an ETH card could be pages away.
     const holder = await newUser(`keyboard-holder-${js}`);
-    const wallet = await fundEth(holder, "1");
+    const walletId = await fundXrp(request, holder);
     const sent = await request.post(`${process.env.E2E_API_URL ?? ""}/api/request-transaction`, {
       data: {
         platform: PLATFORM,
         email: holder.email,
         twelveWords: holder.words.join(" "),
-        amount: "0.1",
-        receiver_wallet_address: RECEIVER,
-        wallet_id: wallet.walletId,
+        amount: "1",
+        receiver_wallet_address: freshXrpAddress(),
+        wallet_id: walletId,
         idempotency_key: randomUUID(),
       },
     });
@@ -353,6 +356,13 @@ test.describe("the staff console", () => {
     );
     await page.keyboard.press("Enter");
     await expect(page.getByRole("heading", { level: 1 })).toHaveText("Sends waiting for a decision");
+    const filter = page.getByRole("form", { name: "Filter sends" });
+    await tabTo(page, filter.getByLabel("Coin"));
+    await page.keyboard.type("XRP");
+    await expect(filter.getByLabel("Coin")).toHaveValue("XRP");
+    await tabTo(page, filter.getByRole("button", { name: "Show" }));
+    await page.keyboard.press("Enter");
+    await expect(page).toHaveURL(/[?&]coin=XRP/u);
     const card = page.locator(`[data-send="${sendId}"]`);
     await tabTo(page, card.getByRole("button", { name: "Decline" }));
     await page.keyboard.press("Enter");
