@@ -12,6 +12,7 @@ import path from "node:path";
 import { z } from "zod";
 import { TICKERS, type Ticker } from "../common/coins.ts";
 import type { AddressEntry } from "./backend/api/http.ts";
+import { parseSmtpUrl, type SmtpSettings } from "./backend/mail/smtp-url.ts";
 import {
   accountKeyFingerprint,
   KEYED_COINS,
@@ -175,6 +176,32 @@ const envSchema = z.object({
     .default("https://buy.moonpay.com/?baseCurrencyCode=usd&currencyCode=btc"),
   USDT_NETWORK: z.enum(["erc20", "trc20"]).default("erc20"),
   PUBLIC_URL: z.url({ protocol: /^https?$/ }).optional(),
+  // E-mail (issue 28, record 049): the SMTP server mails go through; unset: e-mail is off and
+  // mails wait in the outbox. MAIL_FROM: their From header.
+  SMTP_URL: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined) return undefined;
+      const parsed = parseSmtpUrl(value);
+      if (typeof parsed === "string") {
+        ctx.addIssue({ code: "custom", message: parsed });
+        return z.NEVER;
+      }
+      return parsed;
+    }),
+  MAIL_FROM: z
+    .string()
+    .trim()
+    .max(320)
+    .default("Coinkeep <no-reply@coinkeep.example>")
+    .refine(
+      (value) =>
+        /^(?:[^<>\r\n"]{1,100} )?<[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+>$|^[^\s<>@]+@[^\s<>@]+\.[^\s<>@]+$/u.test(
+          value,
+        ),
+      'must be an address like no-reply@example.com or "Coinkeep <no-reply@example.com>"',
+    ),
   // Other sites whose pages may send visitors into /fast-login (issue 12, record 030):
   // a comma list of http(s) origins; none by default.
   FAST_LOGIN_ORIGINS: listSetting("", parseOrigins),
@@ -330,8 +357,12 @@ export interface Config {
   ecbUrl: string | undefined;
   buyCryptoUrl: string;
   usdtNetwork: "erc20" | "trc20";
-  /** The app's public URL (sent to the prices service as App_url); default http://HOST:PORT. */
+  /** The app's public URL (sent to the prices service as App_url, and every mail's links); default http://HOST:PORT. */
   publicUrl: string | undefined;
+  /** SMTP_URL, parsed (record 049); undefined: e-mail is off, mails wait in the outbox. */
+  smtp: SmtpSettings | undefined;
+  /** MAIL_FROM: the From header of every mail. */
+  mailFrom: string;
   /** Origins of other sites whose links into /fast-login sign in (FAST_LOGIN_ORIGINS); empty: none. */
   fastLoginOrigins: string[];
   /** A session's idle timeout and absolute lifetime, in milliseconds (never more idle than lifetime). */
@@ -450,6 +481,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     buyCryptoUrl: e.BUY_CRYPTO_URL,
     usdtNetwork: e.USDT_NETWORK,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ""),
+    smtp: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
     fastLoginOrigins: e.FAST_LOGIN_ORIGINS,
     sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,

@@ -366,6 +366,42 @@ export const updatePasswordBody = z.object({
   confirm_password: password,
 });
 
+// -- e-mail bodies (issue 28, record 049)
+export const emailStatusBody = z.object({ platform, email, twelveWords });
+export const emailVerifyBody = z.object({ platform, email, twelveWords });
+/** The token of a "Verify your e-mail" link: it alone proves the mailbox; no session needed. */
+export const emailConfirmBody = z.object({
+  platform,
+  token: z
+    .string("Must be a string.")
+    .regex(/^[A-Za-z0-9_-]{20,128}$/u, "Must be the token of a verification link."),
+});
+/**
+ * After a sign-in (the web tier's): the browser's long-lived identifier (kept hashed) and
+ * its name for the mail ("Firefox 128 on Linux"). A browser the account has not used
+ * before is mailed, when the address is verified.
+ */
+export const signInSeenBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  browser_id: z
+    .string("Must be a string.")
+    .regex(/^[A-Za-z0-9_-]{22,128}$/u, "Must be the browser's identifier."),
+  browser_name: z.string("Must be a string.").max(200, "Must be at most 200 characters."),
+});
+/** Sessions ended from the Security page (the web tier ends them; the backend mails it). */
+export const sessionsEndedBody = z.object({
+  platform,
+  email,
+  twelveWords,
+  count: z
+    .number("Must be a whole number from 1 to 10000.")
+    .int("Must be a whole number from 1 to 10000.")
+    .min(1, "Must be a whole number from 1 to 10000.")
+    .max(10_000, "Must be a whole number from 1 to 10000."),
+});
+
 // ---------------------------------------------------------------------------
 // Answers (spec section 7), as the backend sends them and the client checks them.
 
@@ -585,6 +621,30 @@ export const CALLS = {
   // -- password and sessions calls
   /** Answered "Password changed." (the restore's text); the phrase is re-encrypted in the same transaction. */
   updatePassword: call({ path: "/change-password", body: updatePasswordBody, answer: messageAnswer }),
+  // ---- E-mail (issue 28, record 049): our additions, not the spec's.
+  emailStatus: call({
+    path: "/email",
+    body: emailStatusBody,
+    answer: z.object({
+      success: z.literal(true),
+      email: z.string(),
+      verified_at: z.string().nullable(),
+      /** The newest unused link's deadline (ISO 8601), while one waits. */
+      link_expires_at: z.string().nullable(),
+    }),
+  }),
+  emailVerify: call({ path: "/email/verify", body: emailVerifyBody, answer: messageAnswer }),
+  emailConfirm: call({
+    path: "/email/confirm",
+    body: emailConfirmBody,
+    answer: z.object({ success: z.literal(true), message: z.string(), email: z.string() }),
+  }),
+  signInSeen: call({
+    path: "/sign-in-seen",
+    body: signInSeenBody,
+    answer: z.object({ success: z.literal(true), new_browser: z.boolean(), mailed: z.boolean() }),
+  }),
+  sessionsEnded: call({ path: "/sessions-ended", body: sessionsEndedBody, answer: messageAnswer }),
 } as const;
 
 export type CallName = keyof typeof CALLS;

@@ -85,6 +85,20 @@ export const REFUSALS = {
   },
   saved_address_not_found: { status: 404, message: "Saved address not found." },
   // -- password and sessions refusals
+  // E-mail (issue 28, record 049).
+  email_already_verified: { status: 409, message: "Your e-mail address is verified already." },
+  verification_too_soon: {
+    status: 429,
+    message: "We sent a link a moment ago. Wait a minute before asking for another.",
+  },
+  verification_link_invalid: {
+    status: 400,
+    message: "This link is not valid. Ask for a new one on your Security page.",
+  },
+  verification_link_expired: {
+    status: 410,
+    message: "This link has expired or was used already. Ask for a new one on your Security page.",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;
@@ -184,4 +198,8 @@ export const ANSWERS = {
   twoFactorOn: "Two-factor authentication is on.",
   twoFactorOff: "Two-factor authentication is off.",
   codeAccepted: "Code accepted.",
+  // Issue 28 (record 049).
+  verificationSent: "We sent you a link. It works once, for 24 hours.",
+  emailVerified: "Your e-mail address is verified.",
+  sessionsEndedNoted: "Noted.",
 } as const;

@@ -45,6 +45,10 @@ import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
 import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
+import { emailState, noteSignIn, requestVerification } from "./domain/email.ts";
+import { recordSecurityEvent } from "./domain/security-audit.ts";
+import type { TotpKeys } from "./domain/totp.ts";
+import { confirmVerification } from "./mail/outbox.ts";
 import type { IssuingPolicy } from "./domain/issuing.ts";
 import { sendRecorded } from "./domain/sends.ts";
 import {
@@ -81,6 +85,9 @@ export interface ServicesContext extends AccountsContext {
   secondFactor: SecondFactorKeys;
   /** The clock of codes and grants (the system clock; tests move it). */
   clock: () => Date;
+  /** E-mail (record 049): the key verification tokens wait sealed under, and the browsers' HMAC key. */
+  mailKeys: TotpKeys;
+  browserKey: Buffer;
 }
 
 /** 429 with its wait for a limited address; 423 for a locked account (there is no time to wait for). */
@@ -742,6 +749,72 @@ export function createServices(ctx: ServicesContext): BackendServices {
       if (!result.ok) return refusal("wrong_password");
       await reservation?.succeeded();
       return { ok: true, data: { success: true, message: ANSWERS.passwordChanged } };
+    },
+    // -- e-mail services (issue 28, record 049)
+    async emailStatus(body, caller) {
+      const who = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!who.ok) return who.limited ?? refusal("invalid_credentials");
+      const state = await emailState(ctx.db, who.userId, ctx.clock());
+      return {
+        ok: true,
+        data: {
+          success: true,
+          email: who.email,
+          verified_at: state.verifiedAt?.toISOString() ?? null,
+          link_expires_at: state.verifiedAt ? null : (state.linkExpiresAt?.toISOString() ?? null),
+        },
+      };
+    },
+    async emailVerify(body, caller) {
+      const who = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!who.ok) return who.limited ?? refusal("invalid_credentials");
+      const asked = await requestVerification(ctx.db, ctx.mailKeys, who, ctx.clock());
+      if (!asked.ok)
+        return refusal(asked.reason === "verified" ? "email_already_verified" : "verification_too_soon");
+      return { ok: true, data: { success: true, message: ANSWERS.verificationSent } };
+    },
+    async emailConfirm(body, caller) {
+      // The token is 256 random bits: it cannot be guessed, so no limit is needed to stop guessing.
+      const confirmed = await confirmVerification(ctx.db, body.token, ctx.clock(), async (tx, user) => {
+        await recordSecurityEvent(
+          tx,
+          { action: "auth.email.verified", email: user.email, userId: user.userId },
+          { ip: caller.senderIp },
+        );
+      });
+      if (!confirmed.ok)
+        return refusal(
+          confirmed.reason === "unknown" ? "verification_link_invalid" : "verification_link_expired",
+        );
+      return { ok: true, data: { success: true, message: ANSWERS.emailVerified, email: confirmed.email } };
+    },
+    async signInSeen(body, caller) {
+      const who = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!who.ok) return who.limited ?? refusal("invalid_credentials");
+      const seen = await noteSignIn(ctx.db, ctx.browserKey, {
+        userId: who.userId,
+        browserId: body.browserId,
+        browserName: body.browserName,
+        ip: caller.senderIp,
+      });
+      return { ok: true, data: { success: true, new_browser: seen.newBrowser, mailed: seen.mailed } };
+    },
+    async sessionsEnded(body, caller) {
+      const who = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!who.ok) return who.limited ?? refusal("invalid_credentials");
+      await ctx.db.transaction((tx) =>
+        recordSecurityEvent(
+          tx,
+          {
+            action: "auth.sessions.ended",
+            email: who.email,
+            userId: who.userId,
+            details: { count: String(body.count) },
+          },
+          { ip: caller.senderIp },
+        ),
+      );
+      return { ok: true, data: { success: true, message: ANSWERS.sessionsEndedNoted } };
     },
   };
 }

@@ -54,6 +54,12 @@ export async function mountApi(config: Config, database: Database): Promise<Api>
         holdClock: holdClock(config.testClockFile),
         allowlistHoldHours: config.allowlistHoldHours,
         maintain: database.maintain,
+        mail: {
+          smtp: config.smtp,
+          from: config.mailFrom,
+          publicUrl: config.publicUrl ?? `http://${config.host}:${config.port}`,
+          product: "Coinkeep",
+        },
         // Spec section 9: the USDT price is fixed at 1.
         usdPrice: async (coin) => fixedUsdPrice(coin) ?? (await market.quote(coin)).lastPrice,
       });

@@ -29,6 +29,10 @@ import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "..
 import { createServices, type ServicesContext } from "../services.ts";
 import { secondFactorKeys } from "../domain/two-factor.ts";
 import { createJobs } from "../jobs.ts";
+import { browserKey } from "../domain/email.ts";
+import { mailKeys } from "../mail/outbox.ts";
+import { createMailSender, type MailSender } from "../mail/sender.ts";
+import type { SmtpSettings } from "../mail/smtp-url.ts";
 import {
   isJsonContentType,
   json,
@@ -80,6 +84,17 @@ export interface ApiHandlerOptions {
    * runs a second later and hourly; absent with PostgreSQL.
    */
   maintain?: (() => Promise<void>) | undefined;
+  /**
+   * E-mail (issue 28, record 049): the SMTP server (undefined: off, mails wait in the outbox),
+   * the From header, the links' base and the product's name. Default: off.
+   */
+  mail?: {
+    smtp: SmtpSettings | undefined;
+    from: string;
+    publicUrl: string;
+    product: string;
+    pollMs?: number;
+  };
 }
 
 /**
@@ -100,6 +115,8 @@ export interface Backend {
   start(): Promise<void>;
   /** Ends the jobs, waiting for one that is running; before the database is closed. */
   stop(): Promise<void>;
+  /** The outbox's sender in this process (record 049), started with the jobs. */
+  mail: MailSender;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 16_384;
@@ -149,6 +166,8 @@ function servicesContext(opts: ApiHandlerOptions): ServicesContext {
     holdClock: opts.holdClock ?? (() => new Date()),
     secondFactor: secondFactorKeys(opts.backendSecret),
     clock: opts.now ?? (() => new Date()),
+    mailKeys: mailKeys(opts.backendSecret),
+    browserKey: browserKey(opts.backendSecret),
     allowlistHoldHours: opts.allowlistHoldHours ?? 24,
     issuing: {
       keys: opts.custody?.keys ?? NO_KEYS.keys,
@@ -245,7 +264,27 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
     }
   }
   const jobs = createJobs({ db: opts.db, issuing: ctx.issuing, maintain: opts.maintain });
-  return { services: services as unknown as BackendServices, handler, start: jobs.start, stop: jobs.stop };
+  const mail = createMailSender({
+    db: opts.db,
+    smtp: opts.mail?.smtp,
+    from: opts.mail?.from ?? "Coinkeep <no-reply@coinkeep.example>",
+    publicUrl: opts.mail?.publicUrl ?? "http://localhost:3000",
+    product: opts.mail?.product ?? "Coinkeep",
+    keys: ctx.mailKeys,
+    ...(opts.mail?.pollMs ? { pollMs: opts.mail.pollMs } : {}),
+  });
+  return {
+    services: services as unknown as BackendServices,
+    handler,
+    async start() {
+      await jobs.start();
+      mail.start();
+    },
+    async stop() {
+      await Promise.all([jobs.stop(), mail.stop()]);
+    },
+    mail,
+  };
 }
 
 /** The API's HTTP handler alone (tests and tools that speak HTTP only). */

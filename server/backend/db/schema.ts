@@ -9,6 +9,7 @@ import {
   foreignKey,
   index,
   inet,
+  bigserial,
   integer,
   jsonb,
   numeric,
@@ -40,6 +41,8 @@ export const users = pgTable("users", {
   allowlistOnly: boolean("allowlist_only").notNull().default(false),
   /** A turn-off of allowlistOnly waiting for its hold: the allowlist stops applying at this instant. */
   allowlistOffAt: timestamp("allowlist_off_at", { withTimezone: true, precision: 3 }),
+  /** When the holder proved they read this address (issue 28, record 049); NULL: unverified, no alerts. */
+  emailVerifiedAt: timestamp("email_verified_at", { withTimezone: true, precision: 3 }),
 });
 
 /** The web tier's session rows (server/host/web-sessions.ts). */
@@ -802,4 +805,77 @@ export const withdrawalAddresses = pgTable(
       sql`coalesce(${t.destinationTag}, -1)`,
     ),
   ],
+);
+
+// ---------------------------------------------------------------------------
+// E-mail (issue 28, record 049).
+// ---------------------------------------------------------------------------
+
+/**
+ * "Verify your e-mail" links: the SHA-256 of the token (the token itself is only in
+ * the mail), the address it proves, and its 24 h deadline. Used once.
+ */
+export const emailVerifications = pgTable(
+  "email_verifications",
+  {
+    tokenHash: text("token_hash").primaryKey(),
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    email: text("email").notNull(),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true, precision: 3 }).notNull(),
+    usedAt: timestamp("used_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [index("email_verifications_user_idx").on(t.userId)],
+);
+
+/**
+ * The transactional outbox: a mail is a row written in the transaction of the change it
+ * reports (so a rolled-back change mails nothing); the sender renders it from its kind and
+ * data, delivers it and marks it sent. `locked_until` is a sender's lease on the row.
+ */
+export const mailOutbox = pgTable(
+  "mail_outbox",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: uuid("user_id").references(() => users.id, { onDelete: "set null" }),
+    toAddress: text("to_address").notNull(),
+    /** One template per kind (server/backend/mail/templates.ts). */
+    kind: text("kind").notNull(),
+    /** What the template needs: never a password, phrase, code, session id or balance. */
+    data: jsonb("data").notNull(),
+    /** 'queued' | 'sent'. */
+    status: text("status").notNull().default("queued"),
+    attempts: integer("attempts").notNull().default(0),
+    nextAttemptAt: timestamp("next_attempt_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    lockedUntil: timestamp("locked_until", { withTimezone: true, precision: 3 }),
+    lastError: text("last_error"),
+    createdAt: createdAt(),
+    sentAt: timestamp("sent_at", { withTimezone: true, precision: 3 }),
+  },
+  (t) => [
+    check("mail_outbox_status_valid", sql`status IN ('queued', 'sent')`),
+    check("mail_outbox_sent_consistent", sql`(status = 'sent') = (sent_at IS NOT NULL)`),
+    index("mail_outbox_due_idx")
+      .on(t.nextAttemptAt)
+      .where(sql`status = 'queued'`),
+  ],
+);
+
+/**
+ * The browsers an account has signed in from (a long-lived random cookie, kept here as its
+ * HMAC): a sign-in from one not listed is mailed as a new browser.
+ */
+export const knownBrowsers = pgTable(
+  "known_browsers",
+  {
+    userId: uuid("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    browserHash: text("browser_hash").notNull(),
+    firstSeenAt: createdAt(),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.browserHash] })],
 );

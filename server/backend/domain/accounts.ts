@@ -272,7 +272,7 @@ export async function changePassword(
   rawNewPassword: string,
   audit?: AuditInfo,
   /** Runs inside the change's transaction, after the write (two-factor's restore step, record 048). */
-  within?: (tx: Pick<AppDb, "update" | "insert">, user: User) => Promise<void>,
+  within?: (tx: Pick<AppDb, "update" | "insert" | "execute">, user: User) => Promise<void>,
 ): Promise<ChangePasswordResult> {
   const email = normaliseEmail(rawEmail);
   // Hashed and turned into the phrase key in NFKC (record 025).

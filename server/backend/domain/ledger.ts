@@ -29,12 +29,13 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
-import { isTicker, type Ticker } from "../../../common/coins.ts";
+import { COINS, isTicker, type Ticker } from "../../../common/coins.ts";
 import { MAX_DESTINATION_TAG } from "../../../common/literals.ts";
 import type { AppDb } from "../db/index.ts";
 import { chainDeposits, ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
 import { retryOnUniqueViolation } from "./accounts.ts";
-import { normaliseUsd } from "./amounts.ts";
+import { formatAmount, normaliseUsd } from "./amounts.ts";
+import { queueAlertForAccount } from "../mail/outbox.ts";
 
 export type SystemAccountKind = "deposits" | "withdrawals_pending" | "withdrawals_settled";
 export type AccountKind = "wallet" | SystemAccountKind;
@@ -266,6 +267,11 @@ async function insertDepositTransfer(
     })
     .returning({ createdAt: ledgerTransfers.createdAt });
   if (!row) throw new Error("deposit insert returned nothing");
+  // The holder's "deposit received" mail, in the credit's transaction (issue 28, record 049).
+  await queueAlertForAccount(tx, t.walletAccountId, "deposit_credited", {
+    coin: t.coin,
+    amount: formatAmount(t.coin, t.units),
+  });
   return row.createdAt;
 }
 
@@ -531,6 +537,13 @@ export async function holdWithdrawal(db: AppDb, input: HoldWithdrawalInput): Pro
   return result;
 }
 
+/** A coin's amount of base units as its exact decimal text in SQL (formatAmount's, for the mail). */
+const DECIMALS_OF_COIN = sql.raw(
+  `CASE account.coin ${Object.values(COINS)
+    .map((c) => `WHEN '${c.ticker}' THEN ${c.decimals}`)
+    .join(" ")} END`,
+);
+
 /** The hold (holdSend), as one statement with named parameters; see holdSend for what it does. */
 const HOLD_SEND = sql`
   WITH account AS (
@@ -601,6 +614,16 @@ const HOLD_SEND = sql`
       ${sql.placeholder("response")}::jsonb || jsonb_build_object('id', id, 'date', date)
     FROM withdrawal
     WHERE ${sql.placeholder("recordKey")}::text IS NOT NULL
+  ),
+  mail AS (
+    -- The holder's "send requested" mail, when their address is verified (issue 28, record 049).
+    INSERT INTO mail_outbox (user_id, to_address, kind, data)
+    SELECT u.id, u.email, 'send_requested', jsonb_build_object(
+      'coin', account.coin,
+      'amount', trim_scale(${sql.placeholder("units")}::numeric / power(10::numeric, ${DECIMALS_OF_COIN}))::text,
+      'address', ${sql.placeholder("destination")}::text)
+    FROM withdrawal, account JOIN users u ON u.id = account.user_id
+    WHERE u.email_verified_at IS NOT NULL
   )
   SELECT account.coin, account.balance::text AS balance, account.user_id, account.address,
     (SELECT id FROM pending) AS pending_id, (SELECT scope FROM paused) AS paused,
@@ -775,6 +798,7 @@ async function decide(
         walletAccountId: ledgerTransfers.debitAccountId,
         pendingAccountId: ledgerTransfers.creditAccountId,
         amountUsd: ledgerTransfers.amountUsd,
+        destination: withdrawals.destination,
       })
       .from(withdrawals)
       .innerJoin(ledgerTransfers, eq(ledgerTransfers.id, withdrawals.holdTransferId))
@@ -812,6 +836,13 @@ async function decide(
         declineReason: outcome.status === "Declined" ? outcome.reason : null,
       })
       .where(eq(withdrawals.id, row.id));
+    // The holder's mail of the decision, in its transaction (issue 28, record 049).
+    await queueAlertForAccount(
+      tx,
+      row.walletAccountId,
+      outcome.status === "Confirmed" ? "send_confirmed" : "send_declined",
+      { coin, amount: formatAmount(coin, row.amount), address: row.destination },
+    );
     return { ok: true, withdrawalId: row.id, status: outcome.status, transferId: transfer.id };
   });
 }

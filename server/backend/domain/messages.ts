@@ -6,6 +6,7 @@
 //
 // Operator functions take an AppDb, which may be a transaction, so the
 // operator commands can write their audit row atomically with the change.
+import { queueAlert } from "../mail/outbox.ts";
 import { and, asc, desc, eq, gte, inArray, isNotNull, isNull, lt, or } from "drizzle-orm";
 import type { z } from "zod";
 import { firstPerField, issuesOf, type Issue } from "../../../common/contract/refusals.ts";
@@ -288,6 +289,8 @@ export async function replyToSupportMessage(
     .values({ supportMessageId: input.supportMessageId, messageId: sent.message.id, author })
     .returning({ id: supportReplies.id, createdAt: supportReplies.createdAt });
   if (!reply) throw new Error("support reply not inserted");
+  // The holder's "support replied" mail, with the reply (issue 28, record 049).
+  await queueAlert(db, to.userId, "support_reply", {});
   return { ok: true, replyId: reply.id, message: sent.message, to, createdAt: reply.createdAt };
 }
 

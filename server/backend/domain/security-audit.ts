@@ -10,6 +10,8 @@
 // phrase, a word of it, or a session id.
 import type { AppDb } from "../db/index.ts";
 import { auditLog } from "../db/schema.ts";
+import { queueAlert } from "../mail/outbox.ts";
+import { shortAddress, type SecurityChange } from "../mail/templates.ts";
 
 export type SecurityAction =
   | "auth.login"
@@ -35,7 +37,10 @@ export type SecurityAction =
   | "allowlist.removed"
   | "allowlist.on"
   | "allowlist.off-requested"
-  | "allowlist.off";
+  | "allowlist.off"
+  // E-mail (issue 28, record 049).
+  | "auth.email.verified"
+  | "auth.sessions.ended";
 
 export type FailureReason = "unknown-email" | "wrong-password" | "wrong-phrase" | "wrong-code";
 
@@ -56,7 +61,34 @@ export interface SecurityEvent {
 }
 
 /** Anything that can insert: the database or a transaction on it. */
-type Inserter = Pick<AppDb, "insert">;
+type Inserter = Pick<AppDb, "insert" | "execute">;
+
+/**
+ * The security changes a holder is mailed of (issue 28, record 049), queued with the audit
+ * row in the same transaction: a change that rolls back mails nothing.
+ */
+const MAILED: Partial<Record<SecurityAction, SecurityChange>> = {
+  "auth.password.changed": "password_changed",
+  "auth.two-factor.enabled": "two_factor_on",
+  "auth.two-factor.disabled": "two_factor_off",
+  "auth.two-factor.removal-scheduled": "two_factor_removal_scheduled",
+  "auth.two-factor.removal-cancelled": "two_factor_removal_cancelled",
+  "auth.two-factor.removed": "two_factor_removed",
+  "allowlist.added": "allowlist_added",
+  "allowlist.removed": "allowlist_removed",
+  "allowlist.on": "allowlist_on",
+  "allowlist.off-requested": "allowlist_off_requested",
+  "allowlist.off": "allowlist_off",
+  "auth.sessions.ended": "sessions_ended",
+};
+
+/** What a mail may say of the change: a saved address's coin and short address, never its label. */
+function mailDetail(details: Record<string, string> | undefined): string | undefined {
+  if (details?.count) return details.count === "1" ? "1 session" : `${details.count} sessions`;
+  if (!details?.coin || !details.address) return undefined;
+  const tag = details.destinationTag ? ` (tag ${details.destinationTag})` : "";
+  return `${details.coin} ${shortAddress(details.address)}${tag}`;
+}
 
 export async function recordSecurityEvent(
   db: Inserter,
@@ -72,4 +104,9 @@ export async function recordSecurityEvent(
     subject: event.userId ?? null,
     details,
   });
+  const change = MAILED[event.action];
+  if (change && event.userId) {
+    const detail = mailDetail(event.details);
+    await queueAlert(db, event.userId, "security_change", { change, ...(detail ? { detail } : {}) });
+  }
 }

@@ -265,7 +265,7 @@ export async function disableTwoFactor(
 }
 
 /** Anything that runs statements: the database or a transaction on it. */
-type Runner = Pick<AppDb, "update" | "insert">;
+type Runner = Pick<AppDb, "update" | "insert" | "execute">;
 
 /**
  * A restore without a code: two-factor goes at `dueAt` unless a removal is
