@@ -35,6 +35,26 @@ export interface SmtpSink {
   close(): Promise<void>;
 }
 
+/** "drop": greets, takes the envelope, and closes the connection at the first bytes of the message. */
+function dropDialog(socket: net.Socket) {
+  socket.write("220 sink ESMTP\r\n");
+  let inData = false;
+  socket.on("data", (chunk: Buffer) => {
+    if (inData) {
+      socket.destroy();
+      return;
+    }
+    for (const line of chunk.toString("latin1").split("\r\n").filter(Boolean)) {
+      const verb = line.slice(0, 4).toUpperCase();
+      if (verb === "EHLO" || verb === "HELO") socket.write("250 sink\r\n");
+      else if (verb === "DATA") {
+        inData = true;
+        socket.write("354 go ahead\r\n");
+      } else socket.write("250 OK\r\n");
+    }
+  });
+}
+
 export async function startSmtpSink(opts: { port?: number } = {}): Promise<SmtpSink> {
   const mails: ReceivedMail[] = [];
   const open = new Set<net.Socket>();
@@ -71,25 +91,6 @@ export async function startSmtpSink(opts: { port?: number } = {}): Promise<SmtpS
       });
     },
   });
-
-  function dropDialog(socket: net.Socket) {
-    socket.write("220 sink ESMTP\r\n");
-    let inData = false;
-    socket.on("data", (chunk: Buffer) => {
-      if (inData) {
-        socket.destroy();
-        return;
-      }
-      for (const line of chunk.toString("latin1").split("\r\n").filter(Boolean)) {
-        const verb = line.slice(0, 4).toUpperCase();
-        if (verb === "EHLO" || verb === "HELO") socket.write("250 sink\r\n");
-        else if (verb === "DATA") {
-          inData = true;
-          socket.write("354 go ahead\r\n");
-        } else socket.write("250 OK\r\n");
-      }
-    });
-  }
 
   const listener = net.createServer((socket) => {
     open.add(socket);

@@ -14,6 +14,8 @@ function rowsOf<T>(result: unknown): T[] {
 /** A link is not mailed again within this many seconds of the last one (nobody's mailbox is flooded). */
 export const VERIFY_AGAIN_SECONDS = 60;
 
+const date = (text: string | null | undefined) => (text ? new Date(text) : null);
+
 export interface EmailState {
   verifiedAt: Date | null;
   /** The newest unused, unexpired link's deadline; null when none waits. */
@@ -39,7 +41,6 @@ export async function emailState(db: Pick<AppDb, "execute">, userId: string, now
            FROM email_verifications v WHERE v.user_id = u.id) AS last_link_at
       FROM users u WHERE u.id = ${userId}`),
   );
-  const date = (text: string | null | undefined) => (text ? new Date(text) : null);
   return {
     verifiedAt: date(row?.verified_at),
     linkExpiresAt: date(row?.link_expires_at),
