@@ -5,6 +5,7 @@
 import type { RouterContextProvider } from "react-router";
 import { STEP_UP_MINUTES } from "../common/literals.ts";
 import { backend, type BackendFailure } from "./backend.server.ts";
+import { noteBrowser } from "./known-browser.server.ts";
 import {
   commitRotatedSession,
   getSession,
@@ -32,6 +33,8 @@ export async function signIn(
     { email: check.data.user.email, words, userId: check.data.user.userId },
     grant ? { grant, until: Date.now() + STEP_UP_MINUTES * 60_000 - 5_000 } : undefined,
   );
+  // A browser this account has not used before is mailed to the holder (record 049).
+  await noteBrowser(request, context, { email: check.data.user.email, words }, headers);
   return { ok: true, headers };
 }
 

@@ -31,7 +31,11 @@ export default [
     // -- password and sessions routes
     route("security/sessions", "routes/security-sessions.tsx"),
     route("security/password", "routes/security-password.tsx"),
+    // E-mail (issue 28, record 049).
+    route("security/email", "routes/security-email.tsx"),
   ]),
+  // A "Verify your e-mail" link: signed in or not (record 049).
+  route("verify-email", "routes/verify-email.tsx"),
   // Turning two-factor on: plain pages without scripts (the new secret is in no page's data).
   route("security/two-factor/enrol", "routes/security-two-factor-enrol.tsx"),
   route("support", "routes/support.tsx"),

@@ -14,6 +14,7 @@ import { useValidatedForm } from "../components/use-validated-form.ts";
 import { createWalletSchema } from "../forms/create-wallet.ts";
 import { checkHoneypot, readForm } from "../forms.server.ts";
 import { commitRotatedSession, requireAnonymous, startUserSession } from "../session.server.ts";
+import { noteBrowser } from "../known-browser.server.ts";
 import type { Route } from "./+types/create-wallet";
 
 // Shows (or echoes back) a 12-word phrase: never compressed (record 035).
@@ -43,6 +44,8 @@ export async function action({ request, context }: Route.ActionArgs) {
     const created = session.get("created");
     if (!created) return redirect("/create-wallet");
     const sessionHeaders = await startUserSession(request, context, created);
+    // The account's first browser: remembered, so a sign-in from another one is mailed (record 049).
+    await noteBrowser(request, context, created, sessionHeaders);
     return redirect("/home", { headers: sessionHeaders });
   }
 

@@ -16,6 +16,8 @@ import {
 } from "../holder-sessions.server.ts";
 import { formatDateTime } from "../lib/format.ts";
 import { commitSession, requireUser } from "../session.server.ts";
+import { log } from "../../common/log.ts";
+import { backend } from "../backend.server.ts";
 import type { Route } from "./+types/security-sessions";
 
 export function meta() {
@@ -40,17 +42,30 @@ export async function action({ request, context }: Route.ActionArgs) {
   const parsed = sessionsFormSchema.safeParse(Object.fromEntries(formData));
   if (!parsed.success) throw data("The form could not be read.", { status: 400 });
   let notice: string;
+  let endedCount = 0;
   if (parsed.data.intent === "end") {
     const ended = await endHolderSession(context, viewer, parsed.data.session);
     // A forged handle, one from another listing, or a session gone meanwhile: nothing ends.
     if (ended === null) return data({ error: GONE }, { status: 404 });
     notice = `Signed out: ${ended}.`;
+    endedCount = 1;
   } else {
     const count = await endOtherHolderSessions(context, viewer);
+    endedCount = count;
     notice =
       count === 0
         ? "There were no other sessions to sign out."
         : `Signed out of ${count} other session${count === 1 ? "" : "s"}.`;
+  }
+  if (endedCount > 0) {
+    // A security change: the backend audits it and mails the holder (record 049). The sessions
+    // have ended whatever it answers; a failure is logged, not shown.
+    const noted = await backend(context).sessionsEnded({
+      email: viewer.user.email,
+      twelveWords: viewer.user.words,
+      count: endedCount,
+    });
+    if (!noted.ok) log.warn("could not note ended sessions", { kind: noted.kind });
   }
   viewer.session.flash("notice", notice);
   return redirect("/security/sessions", {

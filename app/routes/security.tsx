@@ -37,7 +37,12 @@ export function headers({ actionHeaders }: Route.HeadersArgs): HeadersInit {
 // Step 1 only: the phrase is never in a loader (a reload or Back shows step 1).
 export async function loader({ request, context }: Route.LoaderArgs) {
   const { session, user } = await requireUser(request, context);
-  return { codeNeeded: await asksForCode(context, session, user) };
+  const [codeNeeded, email] = await Promise.all([
+    asksForCode(context, session, user),
+    backend(context).emailStatus({ email: user.email, twelveWords: user.words }),
+  ]);
+  // Unverified (or unknown): the settings offer "Verify your e-mail" (record 049).
+  return { codeNeeded, emailVerified: email.ok && email.data.verified_at !== null };
 }
 
 /**
@@ -235,7 +240,7 @@ export default function Security({ loaderData, actionData }: Route.ComponentProp
           codeNeeded={loaderData.codeNeeded || Boolean(actionData?.step === 1 && "codeNeeded" in actionData)}
         />
       )}
-      <SecurityLinks />
+      <SecurityLinks emailVerified={loaderData.emailVerified} />
     </>
   );
 }

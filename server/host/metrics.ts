@@ -13,6 +13,7 @@ import { sql } from "drizzle-orm";
 import { COINS, isTicker } from "../../common/coins.ts";
 import { log } from "../../common/log.ts";
 import type { Database } from "../backend/db/index.ts";
+import { outboxCounts } from "../backend/mail/outbox.ts";
 import type { Config } from "../config.ts";
 import { answerProbe } from "./probes.ts";
 
@@ -122,6 +123,21 @@ export function createMetrics(sources: MetricsSources): Metrics {
         );
         for (const status of ["pending", "Confirmed", "Declined"]) this.set({ status }, 0);
         for (const row of rows) this.set({ status: row.status }, Number(row.n));
+      },
+    }),
+  );
+  // The e-mail outbox (record 049): mails waiting, by whether their last attempt failed.
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_mail_outbox",
+      help: "E-mails waiting in the outbox: state=queued (all waiting) and state=failing (their last attempt failed).",
+      labelNames: ["state"],
+      aggregator: "first",
+      registers: [],
+      async collect() {
+        const counts = await outboxCounts(db);
+        this.set({ state: "queued" }, counts.queued);
+        this.set({ state: "failing" }, counts.failing);
       },
     }),
   );

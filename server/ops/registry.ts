@@ -19,6 +19,7 @@ import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
 import { STAFF_COMMANDS } from "./commands/staff.ts";
 import { AUDIT_COMMANDS } from "./commands/audit.ts";
 import { HOLDER_COMMANDS } from "./commands/holders.ts";
+import { MAIL_COMMANDS } from "./commands/mail.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -31,6 +32,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...HOLDER_COMMANDS,
   ...AUDIT_COMMANDS,
   ...STAFF_COMMANDS,
+  ...MAIL_COMMANDS,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));

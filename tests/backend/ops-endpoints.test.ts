@@ -122,6 +122,7 @@ describeEachHost(
       expect(types.get("coinkeep_event_streams_open")).toBe("gauge");
       expect(types.get("coinkeep_sends")).toBe("gauge");
       expect(types.get("coinkeep_ledger_holds_outstanding")).toBe("gauge");
+      expect(types.get("coinkeep_mail_outbox")).toBe("gauge");
       expect(types.get("nodejs_eventloop_lag_p99_seconds")).toBe("gauge");
       expect(
         samples.get('coinkeep_http_requests_total{route="/login",method="GET",status="200"}'),
@@ -188,6 +189,9 @@ describeEachHost(
       expect(samples.get('coinkeep_ledger_holds_outstanding{coin="ETH"}')).toBe(1);
       expect(samples.get('coinkeep_ledger_holds_outstanding_coins{coin="ETH"}')).toBe(0.5);
       expect(samples.get('coinkeep_ledger_holds_outstanding{coin="BTC"}')).toBe(0);
+      // The holder never verified their address: the send queued no mail (record 049).
+      expect(samples.get('coinkeep_mail_outbox{state="queued"}')).toBe(0);
+      expect(samples.get('coinkeep_mail_outbox{state="failing"}')).toBe(0);
       expect(
         samples.get(
           'coinkeep_http_requests_total{route="/api/request-transaction",method="POST",status="200"}',
