@@ -7,9 +7,10 @@
 // BACKEND_TOKEN for both.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { startSmtpSink } from "../tests/support/smtp-sink.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 // Watch-only issuing (record 039) for one coin no other spec issues by hand: DOGE's account
@@ -29,6 +30,19 @@ const secretsFile = process.env.E2E_SECRETS_FILE;
 const logStream = logFile ? createWriteStream(logFile, { flags: "w" }) : undefined;
 if (secretsFile) writeFileSync(secretsFile, "");
 writeFileSync(`${process.env.E2E_DATA_DIR}.clock`, "0");
+
+// A real SMTP server (issue 28): what the servers mail is written, one JSON line per mail,
+// to E2E_DATA_DIR.mail, where the tests read it (tests/e2e/mail.ts).
+const mailFile = `${process.env.E2E_DATA_DIR}.mail`;
+writeFileSync(mailFile, "");
+const sink = await startSmtpSink({
+  onMail: (mail) =>
+    appendFileSync(
+      mailFile,
+      `${JSON.stringify({ to: mail.to, subject: mail.subject, text: mail.text, html: mail.html })}\n`,
+    ),
+});
+const mailEnv = { SMTP_URL: sink.url, PUBLIC_URL: `http://127.0.0.1:${port}` };
 
 // The backend's data folder is announced in E2E_DATA_DIR so tests can run
 // operator commands against the same database.
@@ -71,14 +85,19 @@ if (process.env.E2E_BACKEND === "remote") {
   const token = randomBytes(32).toString("base64url");
   // A secret like the others: the log teardown checks it never reaches the log.
   if (secretsFile) writeFileSync(secretsFile, `${JSON.stringify({ kind: "backend token", value: token })}\n`);
-  start("backend", { PORT: String(port + 1), WEB_TIER_HOSTS: "loopback", BACKEND_TOKEN: token });
+  start("backend", {
+    PORT: String(port + 1),
+    WEB_TIER_HOSTS: "loopback",
+    BACKEND_TOKEN: token,
+    ...mailEnv,
+  });
   start("web", {
     PORT: String(port),
     BACKEND_URL: `http://127.0.0.1:${port + 1}/api`,
     BACKEND_TOKEN: token,
   });
 } else {
-  start("web", { PORT: String(port) });
+  start("web", { PORT: String(port), ...mailEnv });
 }
 
 function stop() {

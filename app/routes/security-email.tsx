@@ -38,7 +38,8 @@ export async function action({ request, context }: Route.ActionArgs) {
   const asked = await backend(context).emailVerify({ email: user.email, twelveWords: user.words });
   if (!asked.ok) {
     const limited = limitedAnswer(asked);
-    if (limited) return data({ error: limited.message }, { status: limited.status, headers: limited.headers });
+    if (limited)
+      return data({ error: limited.message }, { status: limited.status, headers: limited.headers });
     if (asked.kind === "network") return data({ error: "Something went wrong!" }, { status: 502 });
     if (asked.code === "email_already_verified") throw redirect("/security/email");
     return data({ error: asked.message }, { status: asked.status });

@@ -38,7 +38,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       : null;
     const result: Result = confirmed?.ok
       ? "verified"
-      : confirmed === null || (confirmed.kind === "rejected" && confirmed.code === "verification_link_invalid")
+      : confirmed === null ||
+          (confirmed.kind === "rejected" && confirmed.code === "verification_link_invalid")
         ? "invalid"
         : confirmed.kind === "rejected" && confirmed.code === "verification_link_expired"
           ? "expired"

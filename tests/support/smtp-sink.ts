@@ -55,7 +55,9 @@ function dropDialog(socket: net.Socket) {
   });
 }
 
-export async function startSmtpSink(opts: { port?: number } = {}): Promise<SmtpSink> {
+export async function startSmtpSink(
+  opts: { port?: number; onMail?: (mail: ReceivedMail) => void } = {},
+): Promise<SmtpSink> {
   const mails: ReceivedMail[] = [];
   const open = new Set<net.Socket>();
   let mode: SinkMode = "accept";
@@ -75,7 +77,7 @@ export async function startSmtpSink(opts: { port?: number } = {}): Promise<SmtpS
         const raw = Buffer.concat(chunks).toString("utf8");
         simpleParser(raw)
           .then((parsed) => {
-            mails.push({
+            const mail: ReceivedMail = {
               from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
               to: session.envelope.rcptTo.map((r) => r.address),
               subject: parsed.subject ?? "",
@@ -84,7 +86,9 @@ export async function startSmtpSink(opts: { port?: number } = {}): Promise<SmtpS
               messageId: parsed.messageId ?? "",
               date: parsed.date,
               raw,
-            });
+            };
+            mails.push(mail);
+            opts.onMail?.(mail);
             callback();
           })
           .catch((error: unknown) => callback(error instanceof Error ? error : new Error("unreadable")));

@@ -75,7 +75,8 @@ two (a mail sent already is never sent again). Writes one audit_log row
     arguments: 1,
     check(args) {
       const id = Number(args[0]);
-      if (!Number.isSafeInteger(id) || id < 1) throw new OpsError("The id must be a mail's number (see: mail).");
+      if (!Number.isSafeInteger(id) || id < 1)
+        throw new OpsError("The id must be a mail's number (see: mail).");
       return { id };
     },
     async run(ctx, { id }) {
