@@ -91,6 +91,10 @@ export const REFUSALS = {
     status: 429,
     message: "We sent a link a moment ago. Wait a minute before asking for another.",
   },
+  verification_limit: {
+    status: 429,
+    message: "You asked for 5 links in the last 24 hours. Try again tomorrow.",
+  },
   verification_link_invalid: {
     status: 400,
     message: "This link is not valid. Ask for a new one on your Security page.",

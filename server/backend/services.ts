@@ -770,7 +770,13 @@ export function createServices(ctx: ServicesContext): BackendServices {
       if (!who.ok) return who.limited ?? refusal("invalid_credentials");
       const asked = await requestVerification(ctx.db, ctx.mailKeys, who, ctx.clock());
       if (!asked.ok)
-        return refusal(asked.reason === "verified" ? "email_already_verified" : "verification_too_soon");
+        return refusal(
+          asked.reason === "verified"
+            ? "email_already_verified"
+            : asked.reason === "too-soon"
+              ? "verification_too_soon"
+              : "verification_limit",
+        );
       return { ok: true, data: { success: true, message: ANSWERS.verificationSent } };
     },
     async emailConfirm(body, caller) {

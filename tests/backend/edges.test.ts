@@ -89,6 +89,17 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     password: "pw-2",
     confirm_password: "pw-2",
   },
+  "/api/email": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
+  "/api/email/verify": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE },
+  "/api/email/confirm": { platform: PLATFORM, token: "a".repeat(43) },
+  "/api/sign-in-seen": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    browser_id: "b".repeat(43),
+    browser_name: "Firefox 128 on Linux",
+  },
+  "/api/sessions-ended": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE, count: 1 },
 };
 
 interface Answer {

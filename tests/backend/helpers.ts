@@ -325,6 +325,12 @@ export const ROUTES = [
   "/api/request-message",
   // Issue 27 (record 048): change password while signed in.
   "/api/change-password",
+  // Issue 28 (record 049): e-mail.
+  "/api/email",
+  "/api/email/verify",
+  "/api/email/confirm",
+  "/api/sign-in-seen",
+  "/api/sessions-ended",
 ] as const;
 
 /**

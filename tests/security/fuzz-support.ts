@@ -16,6 +16,11 @@ import {
   requestMessageBody,
   requestTransactionBody,
   updatePasswordBody,
+  emailStatusBody,
+  emailVerifyBody,
+  emailConfirmBody,
+  signInSeenBody,
+  sessionsEndedBody,
   walletRequestBody,
 } from "../../common/contract/calls.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
@@ -110,6 +115,13 @@ export const MAY_WRITE: Record<Route, readonly WatchedTable[]> = {
   "/api/aml-message-open-status": ["message_reads"],
   "/api/request-message": ["support_messages"],
   "/api/change-password": ["users"],
+  // E-mail (record 049): what they write (links, the outbox, known browsers, the audit log) is in
+  // tables the fuzzer does not watch; users only through a link's confirmation.
+  "/api/email": [],
+  "/api/email/verify": [],
+  "/api/email/confirm": ["users"],
+  "/api/sign-in-seen": [],
+  "/api/sessions-ended": [],
 };
 
 /** What the fuzzer needs of a body schema: its fields and a check. */
@@ -132,6 +144,11 @@ export const ROUTE_SCHEMAS: Record<Route, BodySchema> = {
   "/api/aml-message-open-status": messageOpenBody,
   "/api/request-message": requestMessageBody,
   "/api/change-password": updatePasswordBody,
+  "/api/email": emailStatusBody,
+  "/api/email/verify": emailVerifyBody,
+  "/api/email/confirm": emailConfirmBody,
+  "/api/sign-in-seen": signInSeenBody,
+  "/api/sessions-ended": sessionsEndedBody,
 };
 
 /**
@@ -273,5 +290,19 @@ export function validBody(route: Route, holder: Holder): Record<string, unknown>
         password: holder.password,
         confirm_password: holder.password,
       };
+    case "/api/email":
+    case "/api/email/verify":
+      return { ...base, twelveWords: holder.words };
+    case "/api/email/confirm":
+      return { platform: PLATFORM, token: "t".repeat(43) };
+    case "/api/sign-in-seen":
+      return {
+        ...base,
+        twelveWords: holder.words,
+        browser_id: "f".repeat(43),
+        browser_name: "Fuzz 1 on Linux",
+      };
+    case "/api/sessions-ended":
+      return { ...base, twelveWords: holder.words, count: 1 };
   }
 }

@@ -13,6 +13,8 @@ function rowsOf<T>(result: unknown): T[] {
 
 /** A link is not mailed again within this many seconds of the last one (nobody's mailbox is flooded). */
 export const VERIFY_AGAIN_SECONDS = 60;
+/** At most this many links in 24 hours per account: an account made with a stranger's address cannot flood them. */
+export const VERIFY_PER_DAY = 5;
 
 const date = (text: string | null | undefined) => (text ? new Date(text) : null);
 
@@ -22,6 +24,8 @@ export interface EmailState {
   linkExpiresAt: Date | null;
   /** When the newest link was made (any state): the resend pause counts from it. */
   lastLinkAt: Date | null;
+  /** Links made in the 24 hours before `now`. */
+  linksToday: number;
 }
 
 export async function emailState(db: Pick<AppDb, "execute">, userId: string, now: Date): Promise<EmailState> {
@@ -29,6 +33,7 @@ export async function emailState(db: Pick<AppDb, "execute">, userId: string, now
     verified_at: string | null;
     link_expires_at: string | null;
     last_link_at: string | null;
+    links_today: number;
   }>(
     await db.execute(sql`
       SELECT
@@ -38,17 +43,20 @@ export async function emailState(db: Pick<AppDb, "execute">, userId: string, now
            WHERE v.user_id = u.id AND v.used_at IS NULL AND v.email = u.email
              AND v.expires_at > ${now.toISOString()}) AS link_expires_at,
         (SELECT to_char(max(v.created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-           FROM email_verifications v WHERE v.user_id = u.id) AS last_link_at
+           FROM email_verifications v WHERE v.user_id = u.id) AS last_link_at,
+        (SELECT count(*)::int FROM email_verifications v
+           WHERE v.user_id = u.id AND v.created_at > ${new Date(now.getTime() - 86_400_000).toISOString()}) AS links_today
       FROM users u WHERE u.id = ${userId}`),
   );
   return {
     verifiedAt: date(row?.verified_at),
     linkExpiresAt: date(row?.link_expires_at),
     lastLinkAt: date(row?.last_link_at),
+    linksToday: Number(row?.links_today ?? 0),
   };
 }
 
-export type VerifyRequest = { ok: true } | { ok: false; reason: "verified" | "too-soon" };
+export type VerifyRequest = { ok: true } | { ok: false; reason: "verified" | "too-soon" | "daily-limit" };
 
 /** "Verify your e-mail": a new link, mailed to the account's address, unless verified or just sent. */
 export async function requestVerification(
@@ -65,6 +73,7 @@ export async function requestVerification(
     if (state.lastLinkAt && now.getTime() - state.lastLinkAt.getTime() < VERIFY_AGAIN_SECONDS * 1000) {
       return { ok: false, reason: "too-soon" } as const;
     }
+    if (state.linksToday >= VERIFY_PER_DAY) return { ok: false, reason: "daily-limit" } as const;
     await queueVerification(tx, keys, user, now);
     return { ok: true } as const;
   });
@@ -105,7 +114,12 @@ export async function noteSignIn(
     );
     if (Number(others?.n ?? 0) === 0) return { newBrowser: false, mailed: false };
     const mailed = await queueAlert(tx, input.userId, "new_sign_in", {
-      browser: input.browserName.trim() || "An unknown browser",
+      // One line of text: control characters (line breaks included) become spaces.
+      browser:
+        input.browserName
+          .replace(/[\p{Cc}\p{Cf}\u2028\u2029]+/gu, " ")
+          .replace(/\s+/gu, " ")
+          .trim() || "An unknown browser",
       ip: input.ip,
     });
     return { newBrowser: true, mailed };
