@@ -185,7 +185,14 @@ test("signed-in pages read right in lynx", async ({
     expectReadable(lynx.dump("/wallet/eth?send=1"), "/wallet/eth?send=1");
   });
 
-  for (const where of ["/history", "/notifications", "/security", "/home?modal=exit"]) {
+  for (const where of [
+    "/history",
+    "/notifications",
+    "/security",
+    "/security/email",
+    "/verify-email?result=invalid",
+    "/home?modal=exit",
+  ]) {
     await test.step(where, () => expectReadable(lynx.dump(where), where));
   }
 
