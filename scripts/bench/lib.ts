@@ -151,6 +151,8 @@ export interface ServerOptions {
    * default BENCH_SERVER_PROFILE. `node scripts/bench/cpu-profile.ts <dir>` summarises them.
    */
   profileDir?: string | undefined;
+  /** More settings for the server (BENCH_SMTP's SMTP_URL and PUBLIC_URL). */
+  env?: Record<string, string | undefined>;
 }
 
 /** The production server (scripts/host.ts spawnHost), up and answering; stopped at cleanup. */
@@ -166,6 +168,7 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       BACKEND_SECRET: opts.backendSecret,
       DATABASE_URL: opts.databaseUrl,
       WORKERS: opts.workers && opts.workers > 1 ? String(opts.workers) : undefined,
+      ...opts.env,
     },
     nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     // One JSON log line per request: discarded (writing them is part of the server's cost).

@@ -28,6 +28,8 @@ export interface BenchResults {
   machine: ReturnType<typeof machine> & { postgres?: string };
   loadAverageAtStart: number[];
   settings: Record<string, unknown>;
+  /** With BENCH_SMTP=sink: the mails the bench's SMTP server received. */
+  mailsReceived?: number;
   runs: DatabaseRun[];
   weight?: WeightReport;
   totalSeconds?: number;

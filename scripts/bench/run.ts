@@ -4,6 +4,7 @@
 // BENCH_WRITE=1, the generated block of BENCHMARKS.md. BENCHMARKS.md says what
 // each section measures and how; the settings are read below.
 import { randomBytes } from "node:crypto";
+import { sql } from "drizzle-orm";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -40,6 +41,7 @@ import {
 } from "./seed.ts";
 import { mintSessions, signInThroughForm, type MintOptions } from "./sessions.ts";
 import { runSends, type SendSettings } from "./sends.ts";
+import { startSmtpSink } from "../../tests/support/smtp-sink.ts";
 
 // ---------------------------------------------------------------------------
 // Settings (environment).
@@ -99,6 +101,13 @@ const sendSettings: SendSettings = {
 const senderCount = numberEnv("BENCH_SENDERS", 200);
 const pageTransactions = numberEnv("BENCH_PAGE_TRANSACTIONS", 1000);
 const port = numberEnv("BENCH_PORT", 3290);
+// BENCH_SMTP=sink (issue 28): the server mails through a real SMTP server in this process and
+// every seeded holder's address is verified, so sends and sign-ins queue real mails; compare a
+// run with it against one without (BENCH_SMTP=off, the default) to see what the sender costs.
+const smtpMode = process.env.BENCH_SMTP ?? "off";
+if (smtpMode !== "off" && smtpMode !== "sink") throw new Error("BENCH_SMTP: off or sink");
+const sink = smtpMode === "sink" ? await startSmtpSink() : undefined;
+if (sink) onCleanup(() => sink.close());
 const write = process.env.BENCH_WRITE === "1" || process.env.BENCH_WRITE === "true";
 
 // ---------------------------------------------------------------------------
@@ -123,6 +132,7 @@ const results: BenchResults = {
     pages: pageSettings,
     sends: { ...sendSettings, senders: senderCount },
     pageTransactions,
+    smtp: smtpMode,
   },
   runs: [],
 };
@@ -204,7 +214,15 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
   const backendSecret = randomBytes(32).toString("base64url");
   // PostgreSQL: one server process per core (WORKERS, record 018); PGlite serves one process.
   const workers = kind === "postgres" ? Number(process.env.BENCH_WORKERS ?? os.cpus().length) : 1;
-  const serverOptions = { port, dataDir, databaseUrl, sessionSecret, backendSecret, workers };
+  const serverOptions = {
+    port,
+    dataDir,
+    databaseUrl,
+    sessionSecret,
+    backendSecret,
+    workers,
+    env: sink ? { SMTP_URL: sink.url, PUBLIC_URL: `http://127.0.0.1:${port}` } : {},
+  };
   const mintOptions: MintOptions = {
     sessionSecret,
     cookieSecure: true, // NODE_ENV=production
@@ -243,6 +261,10 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
     log(`minted ${wanted.length} sessions in ${((performance.now() - t) / 1000).toFixed(1)} s`);
   };
   if (doCapacity) await mintUpTo(capacitySettings.levels.filter((n) => n <= 2000).at(-1) ?? 0);
+  if (sink) {
+    await database.db.execute(sql`UPDATE users SET email_verified_at = now()`);
+    log("every seeded address verified: the server mails through the bench's SMTP server");
+  }
   const seedSeconds = Math.round((performance.now() - seedStart) / 100) / 10;
   await database.close();
 
@@ -390,6 +412,10 @@ try {
   console.error(error);
   process.exitCode = 1;
 } finally {
+  if (sink) {
+    results.mailsReceived = sink.mails.length;
+    log(`the bench's SMTP server received ${sink.mails.length} mails`);
+  }
   await cleanupAll();
 }
 
