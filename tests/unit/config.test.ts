@@ -42,6 +42,39 @@ describe("configuration", () => {
     }
   });
 
+  test("SMTP_URL and MAIL_FROM (record 049): off by default; a malformed one stops the start by name, never showing the password", () => {
+    const off = loadConfig({ DATA_DIR: dataDir() });
+    expect(off.smtp).toBeUndefined();
+    expect(off.mailFrom).toBe("Coinkeep <no-reply@coinkeep.example>");
+    expect(
+      loadConfig({ DATA_DIR: dataDir(), SMTP_URL: "smtps://mailer:s3cr%40t@mail.example.com" }).smtp,
+    ).toEqual({ host: "mail.example.com", port: 465, secure: true, user: "mailer", pass: "s3cr@t" });
+    for (const bad of [
+      "mail.example.com:587",
+      "http://user:hunter2@mail.example.com",
+      "smtp://user:hunter2@h/x",
+    ]) {
+      let message = "";
+      try {
+        loadConfig({ DATA_DIR: dataDir(), SMTP_URL: bad });
+      } catch (error) {
+        expect(error).toBeInstanceOf(ConfigError);
+        message = (error as Error).message;
+      }
+      expect(message).toMatch(/^Invalid configuration:\n {2}SMTP_URL: /u);
+      expect(message).not.toContain("hunter2");
+    }
+    expect(loadConfig({ DATA_DIR: dataDir(), MAIL_FROM: "Alerts <alerts@example.com>" }).mailFrom).toBe(
+      "Alerts <alerts@example.com>",
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), MAIL_FROM: "not an address" })).toThrow(
+      /MAIL_FROM: must be/u,
+    );
+    expect(() => loadConfig({ DATA_DIR: dataDir(), MAIL_FROM: "A <a@b.c>\r\nBcc: x@y.z" })).toThrow(
+      /MAIL_FROM/u,
+    );
+  });
+
   test("the legal facts default to placeholders for a local run", () => {
     const config = loadConfig({ DATA_DIR: dataDir() });
     expect(config).toMatchObject({
