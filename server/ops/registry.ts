@@ -19,6 +19,7 @@ import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
 import { STAFF_COMMANDS } from "./commands/staff.ts";
 import { AUDIT_COMMANDS } from "./commands/audit.ts";
 import { HOLDER_COMMANDS } from "./commands/holders.ts";
+import { RATE_COMMANDS } from "./commands/rates.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -29,6 +30,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
   ...HOLDER_COMMANDS,
+  ...RATE_COMMANDS,
   ...AUDIT_COMMANDS,
   ...STAFF_COMMANDS,
 ];
