@@ -85,6 +85,8 @@ export const REFUSALS = {
   },
   saved_address_not_found: { status: 404, message: "Saved address not found." },
   // -- password and sessions refusals
+  // Statements (issue 28, record 050): a bad range, coin or currency, the field's text in `issues`.
+  invalid_statement: { status: 400, message: "{detail}" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;
