@@ -89,6 +89,13 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     password: "pw-2",
     confirm_password: "pw-2",
   },
+  "/api/statement": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    from: "2026-01-01",
+    to: "2026-01-31",
+  },
 };
 
 interface Answer {

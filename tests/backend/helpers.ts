@@ -325,6 +325,8 @@ export const ROUTES = [
   "/api/request-message",
   // Issue 27 (record 048): change password while signed in.
   "/api/change-password",
+  // Issue 28 (record 050): a statement; its 200 is text/csv, its refusals JSON.
+  "/api/statement",
 ] as const;
 
 /**

@@ -23,6 +23,7 @@ import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
 import { expectApiAnswer } from "../backend/api-suite.ts";
+import { statementBody } from "../../common/contract/statement.ts";
 import { BACKEND_SECRET, PLATFORM, ROUTES, uniqueEmail, fundedWallet } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
@@ -110,6 +111,7 @@ export const MAY_WRITE: Record<Route, readonly WatchedTable[]> = {
   "/api/aml-message-open-status": ["message_reads"],
   "/api/request-message": ["support_messages"],
   "/api/change-password": ["users"],
+  "/api/statement": [],
 };
 
 /** What the fuzzer needs of a body schema: its fields and a check. */
@@ -132,6 +134,7 @@ export const ROUTE_SCHEMAS: Record<Route, BodySchema> = {
   "/api/aml-message-open-status": messageOpenBody,
   "/api/request-message": requestMessageBody,
   "/api/change-password": updatePasswordBody,
+  "/api/statement": statementBody,
 };
 
 /**
@@ -273,5 +276,15 @@ export function validBody(route: Route, holder: Holder): Record<string, unknown>
         password: holder.password,
         confirm_password: holder.password,
       };
+    case "/api/statement": {
+      const today = new Date().toISOString().slice(0, 10);
+      return {
+        ...base,
+        twelveWords: holder.words,
+        from: `${today.slice(0, 4)}-01-01`,
+        to: today,
+        coin: "all",
+      };
+    }
   }
 }
