@@ -3,15 +3,23 @@
 // earlier day, said so), of no recorded day at all and of no USD value; the
 // formula starts defused; only the caller's own rows; bad ranges, coins and
 // currencies refused with their field's message (4xx, never a 500).
-import { sql } from "drizzle-orm";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { asc, eq, sql } from "drizzle-orm";
+import { fxRateDays } from "../../server/backend/db/schema.ts";
 import { beforeAll, describe, expect, test } from "vitest";
 import { STATEMENT_TEXTS } from "../../common/statement.ts";
 import type { AppDb } from "../../server/backend/db/index.ts";
-import { recordRateDays } from "../../server/backend/domain/fx-history.ts";
+import { ratesForRange, recordRateDays } from "../../server/backend/domain/fx-history.ts";
+import { createMarketData } from "../../server/backend/feeds/routes.ts";
+import { loadConfig } from "../../server/config.ts";
+import { runInServer } from "../../server/ops/registry.ts";
 import { parseEcbDays } from "../../server/backend/feeds/fx-rates.ts";
 import { describeEachDatabase } from "./api-suite.ts";
 import {
   clientHolder,
+  BACKEND_SECRET,
   createTestHandler,
   PLATFORM,
   randomAddress,
@@ -72,6 +80,16 @@ async function depositOn(
       ${units.toString()}::numeric, 'deposit', ${txid}, ${usd}, ${at}::timestamptz)`);
 }
 
+/** The rates recorded for exactly `day`: [currency, multiplier, source], by currency. */
+async function recordedOn(db: AppDb, day: string): Promise<string[][]> {
+  const rows = await db
+    .select()
+    .from(fxRateDays)
+    .where(eq(fxRateDays.day, day))
+    .orderBy(asc(fxRateDays.currency));
+  return rows.map((r) => [r.currency, r.multiplier, r.source]);
+}
+
 const ETH = 10n ** 18n;
 const HEADER_EUR = [
   "Date (UTC)",
@@ -107,6 +125,64 @@ describeEachDatabase("statements on $name", { openTimeout: 120_000 }, (getDataba
     const rates = days.map((d) => ({ day: d.date, rates: d.rates }));
     expect(await recordRateDays(db, rates, "ECB import")).toBe(6);
     expect(await recordRateDays(db, rates, "ECB import")).toBe(0);
+  });
+
+  test("a live fetch of the rates records its reference day; the offline snapshot records nothing", async () => {
+    const ecb = `<gesmes:Envelope><Cube><Cube time='2021-02-05'><Cube currency='USD' rate='1.25'/><Cube currency='GBP' rate='1'/><Cube currency='CAD' rate='1.5'/></Cube></Cube></gesmes:Envelope>`;
+    const recordRates = async (daily: { date: string; rates: Record<string, string> }) => {
+      await recordRateDays(db, [{ day: daily.date, rates: daily.rates }], "ECB");
+    };
+    const offline = createMarketData({ offline: true, recordRates });
+    await offline.rates.get();
+    expect(await recordedOn(db, "2021-02-05")).toEqual([]);
+    const live = createMarketData({
+      offline: false,
+      ecbUrl: "http://ecb.invalid/daily.xml",
+      fetch: async () => new Response(ecb, { headers: { "content-type": "text/xml" } }),
+      recordRates,
+    });
+    expect((await live.rates.get()).data.rates.EUR).toBe("0.8");
+    expect(await recordedOn(db, "2021-02-05")).toEqual([
+      ["CAD", "1.2", "ECB"],
+      ["EUR", "0.8", "ECB"],
+      ["GBP", "0.8", "ECB"],
+    ]);
+    // A later day without its own rate falls back on it.
+    expect(await ratesForRange(db, "GBP", "2021-02-06", "2021-02-08")).toEqual([
+      { day: "2021-02-05", multiplier: "0.8", source: "ECB" },
+    ]);
+  });
+
+  test("ops rates import: a file with a day missing a currency writes nothing", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "coinkeep-rates-"));
+    try {
+      const file = path.join(dir, "hist.xml");
+      await writeFile(
+        file,
+        `<Cube><Cube time='2022-04-01'><Cube currency='USD' rate='1.1'/><Cube currency='GBP' rate='0.85'/><Cube currency='CAD' rate='1.4'/></Cube>
+         <Cube time='2022-03-31'><Cube currency='USD' rate='1.1'/><Cube currency='GBP' rate='0.85'/></Cube></Cube>`,
+      );
+      const config = loadConfig({ BACKEND_SECRET, SESSION_SECRET: BACKEND_SECRET, DATA_DIR: tmpdir() });
+      const refused = await runInServer(["rates", "import", file, "--as", "tester"], { db, config });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("ECB rates for 2022-03-31: missing CAD");
+      expect(await recordedOn(db, "2022-04-01")).toEqual([]);
+      expect(await recordedOn(db, "2022-03-31")).toEqual([]);
+      await writeFile(
+        file,
+        `<Cube><Cube time='2022-04-01'><Cube currency='USD' rate='1.1'/><Cube currency='GBP' rate='0.85'/><Cube currency='CAD' rate='1.4'/></Cube></Cube>`,
+      );
+      const imported = await runInServer(["rates", "import", file, "--as", "tester"], { db, config });
+      expect(imported).toMatchObject({ code: 0, stderr: "" });
+      expect(imported.stdout).toContain("Read 1 day (2022-04-01 to 2022-04-01); recorded 3 new rates");
+      expect(await recordedOn(db, "2022-04-01")).toEqual([
+        ["CAD", "1.272727273", "ECB import"],
+        ["EUR", "0.9090909091", "ECB import"],
+        ["GBP", "0.7727272727", "ECB import"],
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   for (const transport of transports) {
