@@ -404,7 +404,7 @@ describeEachDatabase("statements on $name", { openTimeout: 120_000 }, (getDataba
         [{ from: "2009-01-01", to: "2019-03-01" }, "from", STATEMENT_TEXTS.tooLong],
         [{ from: "2019-03-01", to: "2019-03-02", coin: "DOGGY" }, "coin", STATEMENT_TEXTS.coin],
         [{ from: "2019-03-01", to: "2019-03-02", currency: "JPY" }, "currency", STATEMENT_TEXTS.currency],
-      ])("%j is refused at %s", async (fields, path, message) => {
+      ])("%j is refused at %s", async (fields, field, message) => {
         const answer = await connection.client.statement({
           email: holder.email,
           twelveWords: holder.twelveWords,
@@ -418,7 +418,7 @@ describeEachDatabase("statements on $name", { openTimeout: 120_000 }, (getDataba
           message,
         });
         if (answer.ok) return;
-        expect(answer.kind === "rejected" && answer.issues?.[0]).toEqual({ path, message });
+        expect(answer.kind === "rejected" && answer.issues?.[0]).toEqual({ path: field, message });
       });
 
       test("wrong words: 401, no rows", async () => {
