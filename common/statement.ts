@@ -3,10 +3,9 @@
 // with zod + conform in the browser and on the server, and the backend's
 // statement call (./contract/statement.ts) checks the same rules, so a request
 // that reaches the backend some other way is refused with the same words.
-// Schemas are built on call, not on import (the browser configures zod first,
-// app/forms/z.ts).
-import { z } from "zod";
-import { isTicker, TICKERS, type Ticker } from "./coins.ts";
+// No zod here: the /history page imports these constants with its first load;
+// the schema (./statement-schema.ts) comes with the form's checks (record 034).
+import { TICKERS, type Ticker } from "./coins.ts";
 
 /** The display currencies a statement can be valued in (spec: USD, EUR, GBP, CAD). */
 export const STATEMENT_CURRENCIES = ["USD", "EUR", "GBP", "CAD"] as const;
@@ -41,63 +40,13 @@ export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);
 }
 
-function fieldSchemas() {
-  const day = z
-    .string(STATEMENT_TEXTS.date)
-    .trim()
-    .max(32, STATEMENT_TEXTS.date)
-    .refine(isDay, STATEMENT_TEXTS.date);
-
-  /** "all", or a ticker in any case (as the ticker). */
-  const coin = z
-    .string(STATEMENT_TEXTS.coin)
-    .trim()
-    .max(16, STATEMENT_TEXTS.coin)
-    .transform((value) => (value.toLowerCase() === "all" ? "all" : value.toUpperCase()))
-    .refine((value): value is "all" | Ticker => value === "all" || isTicker(value), STATEMENT_TEXTS.coin);
-
-  const currency = z
-    .string(STATEMENT_TEXTS.currency)
-    .trim()
-    .max(8, STATEMENT_TEXTS.currency)
-    .transform((value) => value.toUpperCase())
-    .refine(
-      (value): value is StatementCurrency => (STATEMENT_CURRENCIES as readonly string[]).includes(value),
-      STATEMENT_TEXTS.currency,
-    );
-  return { day, coin, currency };
-}
-
-/**
- * The statement's fields and their rules, `today` being the UTC day of the
- * clock that asks: both days real, the start not after the end, the end not in
- * the future, at most MAX_STATEMENT_DAYS days. Field errors name the field.
- */
-export function statementFields(today: string) {
-  const { day, coin, currency } = fieldSchemas();
-  return z
-    .object({
-      from: day,
-      to: day,
-      coin: coin.default("all"),
-      currency: currency.default("USD"),
-    })
-    .superRefine((value, ctx) => {
-      if (value.to > today) ctx.addIssue({ code: "custom", path: ["to"], message: STATEMENT_TEXTS.future });
-      if (value.from > today)
-        ctx.addIssue({ code: "custom", path: ["from"], message: STATEMENT_TEXTS.future });
-      if (value.from > value.to) {
-        ctx.addIssue({ code: "custom", path: ["to"], message: STATEMENT_TEXTS.order });
-      } else if (daysBetween(value.from, value.to) + 1 > MAX_STATEMENT_DAYS) {
-        ctx.addIssue({ code: "custom", path: ["from"], message: STATEMENT_TEXTS.tooLong });
-      }
-    });
-}
-
-export type StatementRequest = z.output<ReturnType<typeof statementFields>>;
-
 /** The download's file name: only our own characters, never anything the request carried verbatim. */
-export function statementFilename(request: StatementRequest): string {
+export function statementFilename(request: {
+  from: string;
+  to: string;
+  coin: string;
+  currency: string;
+}): string {
   const coinPart = request.coin === "all" ? "all-coins" : request.coin.toLowerCase();
   return `coinkeep-statement-${coinPart}-${request.from}-to-${request.to}-${request.currency.toLowerCase()}.csv`;
 }

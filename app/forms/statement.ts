@@ -2,7 +2,8 @@
 // common/statement.ts, built for `today` (UTC). The server checks every
 // request with it; the browser loads it on first use (record 034).
 import { z } from "./z.ts";
-import { dayOf, statementFields } from "../../common/statement.ts";
+import { dayOf } from "../../common/statement.ts";
+import { statementFields } from "../../common/statement-schema.ts";
 
 void z; // zod is configured (./z.ts) before any schema is built.
 

@@ -3,11 +3,12 @@
 // CSV itself, streamed (text/csv); a refusal is the usual JSON refusal. So the
 // call sits beside CALLS, not in it. Its fields' rules are common/statement.ts.
 import { z } from "zod";
-import { statementFields, type StatementRequest } from "../statement.ts";
+import { statementFields, type StatementRequest } from "../statement-schema.ts";
 import { twelveWords, email } from "./calls.ts";
 import { firstPerField, issuesOf, refusal, type Refusal } from "./refusals.ts";
 
 export * from "../statement.ts";
+export * from "../statement-schema.ts";
 
 /** The call's path under /api. */
 export const STATEMENT_PATH = "/statement";
