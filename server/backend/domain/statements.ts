@@ -17,7 +17,7 @@
 import { and, asc, eq, gte, lt, sql } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { COINS, type Ticker } from "../../../common/coins.ts";
-import { csvCell } from "../../../common/csv.ts";
+import { toCsv } from "../../../common/csv.ts";
 import type { StatementRequest } from "../../../common/contract/statement.ts";
 import { divide, multiply, parseDecimal, round, toFixed, toPlain } from "../../../common/decimal.ts";
 import { log } from "../../../common/log.ts";
@@ -146,8 +146,8 @@ export function statementCells(
   ];
 }
 
-/** A CSV line (common/csv.ts: every cell quoted, formula starts defused, CRLF). */
-export const csvLine = (cells: readonly string[]) => `${cells.map(csvCell).join(",")}\r\n`;
+/** A CSV line, written by the audit export's own writer (common/csv.ts: every cell quoted, formula starts defused, CRLF). */
+export const csvLine = (cells: readonly string[]) => toCsv([cells]);
 
 interface Cursor {
   date: Date;
