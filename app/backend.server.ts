@@ -36,6 +36,7 @@ import type {
   Principal,
 } from "../common/contract/client.ts";
 import { isRefusalCode, type Refusal } from "../common/contract/refusals.ts";
+import { decodeStatementBody, encodeStatementBody, STATEMENT_PATH } from "../common/contract/statement.ts";
 import { currentRequest } from "../common/log.ts";
 import { exchange } from "./lib/exchange.server.ts";
 
@@ -92,6 +93,7 @@ const CALL_NAMES = Object.keys(CALLS) as CallName[];
 function clientOf(
   run: <N extends CallName>(name: N, input: CallInput<N>) => Promise<BackendResult<CallAnswer<N>>>,
 ): BackendClient {
+  // `statement` is set by each transport (it answers a stream, not a JSON body).
   return Object.fromEntries(
     CALL_NAMES.map((name) => [name, (input: CallInput<typeof name>) => run(name, input)]),
   ) as unknown as BackendClient;
@@ -123,7 +125,7 @@ export function createInProcessClient(
 ): BackendClient {
   const checked = new Map<string, Promise<Principal | null>>();
   const reading = new Map<string, Promise<unknown>>();
-  return clientOf(async (name, input) => {
+  const client = clientOf(async (name, input) => {
     // The address the host believed for the request this call runs under, unless given.
     const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
     // The body the HTTP transport would send, decoded as the HTTP handler decodes it.
@@ -140,6 +142,18 @@ export function createInProcessClient(
       ? network(`The backend failed (status ${outcome.status}).`)
       : rejected(outcome);
   });
+  // The statement (record 050): the same decode as over HTTP, the stream handed through.
+  client.statement = async (input) => {
+    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
+    const decoded = decodeStatementBody(encodeStatementBody(input, platform));
+    if (!decoded.ok) return rejected(decoded);
+    const outcome = await services.statement(decoded.body, caller);
+    if (outcome.ok) return { ok: true, data: outcome.data };
+    return outcome.status >= 500
+      ? network(`The backend failed (status ${outcome.status}).`)
+      : rejected(outcome);
+  };
+  return client;
 }
 
 // ---------------------------------------------------------------------------
@@ -180,7 +194,7 @@ export function createHttpClient(opts: HttpClientOptions, clientIp?: string): Ba
   const token: Record<string, string> = opts.token ? { [BACKEND_TOKEN_HEADER]: opts.token } : {};
   const visitor: Record<string, string> = clientIp === undefined ? {} : { [CLIENT_IP_HEADER]: clientIp };
 
-  return clientOf(async (name, input) => {
+  const client = clientOf(async (name, input) => {
     const spec = CALLS[name];
     const answer = await exchange(
       send,
@@ -213,25 +227,79 @@ export function createHttpClient(opts: HttpClientOptions, clientIp?: string): Ba
     } catch {
       return network(`The backend answered with a non-JSON body (status ${status}).`);
     }
-    if (status >= 400) {
-      const body = refusalBody.safeParse(parsed);
-      if (!body.success || !isRefusalCode(body.data.code)) {
-        return network(`The backend answered status ${status} without a refusal code.`);
-      }
-      const retryAfter = status === 429 ? retryAfterSeconds(answer.headers.get("retry-after")) : undefined;
-      return rejected({
-        ok: false,
-        code: body.data.code,
-        status,
-        message: body.data.message,
-        ...(body.data.issues ? { issues: body.data.issues } : {}),
-        ...(retryAfter === undefined ? {} : { retryAfter }),
-      });
-    }
+    if (status >= 400) return refusalOf(status, parsed, answer.headers);
     if (status < 200 || status >= 300) return network(`The backend answered with status ${status}.`);
     const data = spec.answer.safeParse(parsed);
     if (!data.success) return network("The backend answered with an unexpected body.");
     return { ok: true, data: data.data as CallAnswer<typeof name> };
+  });
+
+  // The statement (record 050): a 200 is the CSV, handed on as it arrives (only the wait for
+  // its headers is bounded); anything else is read as a refusal.
+  client.statement = async (input) => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), timeoutMs);
+    let response: Response;
+    try {
+      response = await send(
+        new Request(`${baseUrl}${STATEMENT_PATH}`, {
+          method: "POST",
+          headers: {
+            ...forwardedRequestHeaders(),
+            ...visitor,
+            ...token,
+            "content-type": "application/json",
+            accept: "text/csv, application/json",
+          },
+          body: JSON.stringify(encodeStatementBody(input, opts.platform)),
+          signal: controller.signal,
+        }),
+      );
+    } catch (error) {
+      return network(
+        controller.signal.aborted
+          ? "The backend did not answer in time."
+          : `The backend could not be reached (${error instanceof Error ? error.name : "error"}).`,
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+    const { status } = response;
+    const csv = (response.headers.get("content-type") ?? "").startsWith("text/csv");
+    if (status === 200 && csv && response.body) {
+      const named = /filename="(coinkeep-statement-[a-z0-9.-]+\.csv)"/u.exec(
+        response.headers.get("content-disposition") ?? "",
+      );
+      return { ok: true, data: { filename: named?.[1] ?? "coinkeep-statement.csv", body: response.body } };
+    }
+    const text = await response.text().catch(() => "");
+    if (status >= 500) return network(`The backend failed (status ${status}).`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return network(`The backend answered with a non-JSON body (status ${status}).`);
+    }
+    if (status >= 400) return refusalOf(status, parsed, response.headers);
+    return network(`The backend answered with status ${status}.`);
+  };
+  return client;
+}
+
+/** A 4xx answer's refusal, or a network failure when it carries no refusal code. */
+function refusalOf(status: number, parsed: unknown, headers: Headers): BackendFailure {
+  const body = refusalBody.safeParse(parsed);
+  if (!body.success || !isRefusalCode(body.data.code)) {
+    return network(`The backend answered status ${status} without a refusal code.`);
+  }
+  const retryAfter = status === 429 ? retryAfterSeconds(headers.get("retry-after")) : undefined;
+  return rejected({
+    ok: false,
+    code: body.data.code,
+    status,
+    message: body.data.message,
+    ...(body.data.issues ? { issues: body.data.issues } : {}),
+    ...(retryAfter === undefined ? {} : { retryAfter }),
   });
 }
 

@@ -40,6 +40,8 @@ export default [
   route("security/two-factor/enrol", "routes/security-two-factor-enrol.tsx"),
   route("support", "routes/support.tsx"),
   route("currency", "routes/currency.tsx"),
+  // The statement download of /history (issue 28, record 050): a resource route, streamed.
+  route("history/statement.csv", "routes/history-statement.ts"),
   route("unread-count", "routes/unread-count.tsx"),
   route("events", "routes/events.ts"),
   route("logout", "routes/logout.tsx"),

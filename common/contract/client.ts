@@ -4,6 +4,13 @@
 // carries its stable code (./refusals.ts); the web tier decides by the code.
 import type { CallAnswer, CallBody, CallInput, CallName } from "./calls.ts";
 import type { Refusal } from "./refusals.ts";
+import type { StatementBody, StatementInput } from "./statement.ts";
+
+/** A statement (issue 28, record 050): its file name and its CSV, streamed as it is read. */
+export interface StatementFile {
+  filename: string;
+  body: ReadableStream<Uint8Array>;
+}
 
 /** A refusal of the backend: a 4xx with its code, text and (call 12, a malformed body) fields. */
 export type BackendRejected = Refusal & { kind: "rejected" };
@@ -22,6 +29,9 @@ export type BackendResult<T> = { ok: true; data: T } | BackendFailure;
 /** One method per call of the contract, by the call's name (./calls.ts CALLS). */
 export type BackendClient = {
   [N in CallName]: (input: CallInput<N>) => Promise<BackendResult<CallAnswer<N>>>;
+} & {
+  /** The statement call (common/contract/statement.ts): a stream, not a JSON answer. */
+  statement(input: StatementInput): Promise<BackendResult<StatementFile>>;
 };
 
 /** A user whose credentials were checked. */
@@ -56,4 +66,6 @@ export type Outcome<A> = { ok: true; data: A; replayed?: boolean } | Refusal;
 /** The backend's services: one per call, taking the call's parsed body. */
 export type BackendServices = {
   [N in CallName]: (body: CallBody<N>, caller: Caller) => Promise<Outcome<CallAnswer<N>>>;
+} & {
+  statement(body: StatementBody, caller: Caller): Promise<Outcome<StatementFile>>;
 };

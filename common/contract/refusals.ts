@@ -103,6 +103,8 @@ export const REFUSALS = {
     status: 410,
     message: "This link has expired or was used already. Ask for a new one on your Security page.",
   },
+  // Statements (issue 28, record 050): a bad range, coin or currency, the field's text in `issues`.
+  invalid_statement: { status: 400, message: "{detail}" },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type RefusalCode = keyof typeof REFUSALS;

@@ -43,6 +43,8 @@ import { openMessage, storeSupportMessage } from "./domain/messages.ts";
 import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
 import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
+import { dayOf, statementFilename, statementRequest } from "../../common/contract/statement.ts";
+import { statementStream } from "./domain/statements.ts";
 import { balancesForUser } from "./domain/ledger.ts";
 import type { AppDb } from "./db/index.ts";
 import { emailState, noteSignIn, requestVerification } from "./domain/email.ts";
@@ -821,6 +823,18 @@ export function createServices(ctx: ServicesContext): BackendServices {
         ),
       );
       return { ok: true, data: { success: true, message: ANSWERS.sessionsEndedNoted } };
+    },
+
+    // ---- Statements (issue 28, record 050)
+    async statement(body, caller) {
+      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const asOf = ctx.clock();
+      const checked = statementRequest(body, dayOf(asOf));
+      if (!checked.ok) return checked;
+      // Only the caller's own wallets are read: the user id comes from the credentials, never the body.
+      const stream = await statementStream(ctx.db, result.userId, checked.request, asOf);
+      return { ok: true, data: { filename: statementFilename(checked.request), body: stream } };
     },
   };
 }

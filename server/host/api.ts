@@ -13,6 +13,8 @@ import { createBackend, type Backend } from "../backend/api/handler.ts";
 import { refusalResponse } from "../backend/api/http.ts";
 import type { Database } from "../backend/db/index.ts";
 import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
+import type { EcbDaily } from "../backend/feeds/fx-rates.ts";
+import { recordRateDays } from "../backend/domain/fx-history.ts";
 import { maintainDatabase } from "../backend/jobs.ts";
 import type { Config } from "../config.ts";
 import { requestFacts } from "./edge.ts";
@@ -39,6 +41,15 @@ export async function mountApi(config: Config, database: Database): Promise<Api>
     offline: config.feedsOffline,
     ...(config.coingeckoUrl ? { coingeckoUrl: config.coingeckoUrl } : {}),
     ...(config.ecbUrl ? { ecbUrl: config.ecbUrl } : {}),
+    // Each fetched reference day is kept for statements (record 050), where the backend's
+    // database is: not in a web tier fronting a remote backend.
+    ...(config.backendUrl
+      ? {}
+      : {
+          recordRates: async (daily: EcbDaily) => {
+            await recordRateDays(database.db, [{ day: daily.date, rates: daily.rates }], "ECB");
+          },
+        }),
   });
 
   const backend = config.backendUrl

@@ -20,6 +20,7 @@ import { STAFF_COMMANDS } from "./commands/staff.ts";
 import { AUDIT_COMMANDS } from "./commands/audit.ts";
 import { HOLDER_COMMANDS } from "./commands/holders.ts";
 import { MAIL_COMMANDS } from "./commands/mail.ts";
+import { RATE_COMMANDS } from "./commands/rates.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -30,6 +31,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...MESSAGE_COMMANDS,
   ...LOGIN_COMMANDS,
   ...HOLDER_COMMANDS,
+  ...RATE_COMMANDS,
   ...AUDIT_COMMANDS,
   ...STAFF_COMMANDS,
   ...MAIL_COMMANDS,

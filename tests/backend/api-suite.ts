@@ -69,6 +69,11 @@ export function expectApiAnswer(request: Request, response: Response, text: stri
   expect(response.status, `5xx for ${request.method} ${request.url}: ${text}`).toBeLessThan(500);
   expect(response.status).toBeGreaterThanOrEqual(200);
   expect(response.status >= 300 && response.status < 400, "no redirects from the API").toBe(false);
+  // The statement's answer (record 050) is its CSV; every other answer, and its refusals, JSON.
+  if (response.status === 200 && new URL(request.url).pathname === "/api/statement") {
+    expect(response.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    return undefined;
+  }
   expect(response.headers.get("content-type") ?? "").toMatch(/^application\/json\b/u);
   const body: unknown = request.method === "HEAD" && text === "" ? undefined : JSON.parse(text);
   if (response.status >= 400 && body !== undefined) expectErrorShape(body);

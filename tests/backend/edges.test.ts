@@ -100,6 +100,13 @@ const validBodies: Record<(typeof ROUTES)[number], Record<string, unknown>> = {
     browser_name: "Firefox 128 on Linux",
   },
   "/api/sessions-ended": { platform: PLATFORM, email: "edge@example.com", twelveWords: PHRASE, count: 1 },
+  "/api/statement": {
+    platform: PLATFORM,
+    email: "edge@example.com",
+    twelveWords: PHRASE,
+    from: "2026-01-01",
+    to: "2026-01-31",
+  },
 };
 
 interface Answer {

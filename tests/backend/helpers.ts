@@ -331,6 +331,8 @@ export const ROUTES = [
   "/api/email/confirm",
   "/api/sign-in-seen",
   "/api/sessions-ended",
+  // Issue 28 (record 050): a statement; its 200 is text/csv, its refusals JSON.
+  "/api/statement",
 ] as const;
 
 /**

@@ -28,6 +28,7 @@ import { createAccount } from "../../server/backend/domain/accounts.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { sendMessage } from "../../server/backend/domain/messages.ts";
 import { expectApiAnswer } from "../backend/api-suite.ts";
+import { statementBody } from "../../common/contract/statement.ts";
 import { BACKEND_SECRET, PLATFORM, ROUTES, uniqueEmail, fundedWallet } from "../backend/helpers.ts";
 
 const KEYS = deriveServerKeys(BACKEND_SECRET);
@@ -122,6 +123,7 @@ export const MAY_WRITE: Record<Route, readonly WatchedTable[]> = {
   "/api/email/confirm": ["users"],
   "/api/sign-in-seen": [],
   "/api/sessions-ended": [],
+  "/api/statement": [],
 };
 
 /** What the fuzzer needs of a body schema: its fields and a check. */
@@ -149,6 +151,7 @@ export const ROUTE_SCHEMAS: Record<Route, BodySchema> = {
   "/api/email/confirm": emailConfirmBody,
   "/api/sign-in-seen": signInSeenBody,
   "/api/sessions-ended": sessionsEndedBody,
+  "/api/statement": statementBody,
 };
 
 /**
@@ -304,5 +307,15 @@ export function validBody(route: Route, holder: Holder): Record<string, unknown>
       };
     case "/api/sessions-ended":
       return { ...base, twelveWords: holder.words, count: 1 };
+    case "/api/statement": {
+      const today = new Date().toISOString().slice(0, 10);
+      return {
+        ...base,
+        twelveWords: holder.words,
+        from: `${today.slice(0, 4)}-01-01`,
+        to: today,
+        coin: "all",
+      };
+    }
   }
 }

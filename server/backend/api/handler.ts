@@ -17,7 +17,8 @@
 import { DrizzleQueryError } from "drizzle-orm";
 import type { Ticker } from "../../../common/coins.ts";
 import { API_BASE, CALLS, decodeBody, type CallName } from "../../../common/contract/calls.ts";
-import type { BackendServices, Caller, Outcome } from "../../../common/contract/client.ts";
+import type { BackendServices, Caller, Outcome, StatementFile } from "../../../common/contract/client.ts";
+import { decodeStatementBody, STATEMENT_PATH } from "../../../common/contract/statement.ts";
 import { refusal } from "../../../common/contract/refusals.ts";
 import { log } from "../../../common/log.ts";
 import type { AppDb } from "../db/index.ts";
@@ -127,6 +128,23 @@ function outcomeResponse(outcome: Outcome<unknown>): Response {
   return json(200, outcome.data, outcome.replayed ? { "idempotent-replayed": "true" } : {});
 }
 
+/**
+ * A statement's answer (issue 28, record 050): the CSV streamed as the backend
+ * reads it, named in Content-Disposition; a refusal is the usual JSON.
+ */
+function statementResponse(outcome: Outcome<StatementFile>): Response {
+  if (!outcome.ok) return refusalResponse(outcome);
+  return new Response(outcome.data.body, {
+    status: 200,
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${outcome.data.filename}"`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  });
+}
+
 /** One service, its body and answer types erased (the handler parses the body with the call's own schema). */
 type Service = (body: unknown, caller: Caller) => Promise<Outcome<unknown>>;
 
@@ -205,29 +223,32 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
   };
   // Every call, in-process or over HTTP, gives the purge its chance; a fault
   // of ours is logged without the body and answered as an internal error.
-  const services = {} as Record<CallName, Service>;
-  for (const name of Object.keys(calls) as CallName[]) {
-    const run = calls[name] as Service;
-    services[name] = async (body, caller) => {
+  const services = {} as Record<CallName | "statement", Service>;
+  const guarded = (run: Service, path: string): Service => {
+    return async (body, caller) => {
       purgeNow();
       try {
         return await run(body, caller);
       } catch (error) {
         log.error("api internal error", {
           method: "POST",
-          path: `${API_BASE}${CALLS[name].path}`,
+          path: `${API_BASE}${path}`,
           ...describeError(error),
         });
         return refusal("internal");
       }
     };
+  };
+  for (const name of Object.keys(CALLS) as CallName[]) {
+    services[name] = guarded(calls[name] as Service, CALLS[name].path);
   }
+  services.statement = guarded(calls.statement as Service, STATEMENT_PATH);
   const platform = opts.platform;
   const fromWebTier = webTierCheck(opts.webTier);
 
   async function handle(request: Request, client: ClientAddress | undefined): Promise<Response> {
     const { pathname } = new URL(request.url);
-    const name = callsByPath.get(pathname);
+    const name = pathname === `${API_BASE}${STATEMENT_PATH}` ? "statement" : callsByPath.get(pathname);
     if (!name) return refusalResponse(refusal("not_found"));
     if (request.method !== "POST") return refusalResponse(refusal("method_not_allowed"), { allow: "POST" });
     if (!isJsonContentType(request.headers.get("content-type"))) {
@@ -243,9 +264,14 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
       return refusalResponse(refusal("unknown_platform"));
     }
 
+    const caller = { senderIp: senderAddress(request, client, fromWebTier) };
+    if (name === "statement") {
+      const decoded = decodeStatementBody(body);
+      if (!decoded.ok) return refusalResponse(decoded);
+      return statementResponse((await services.statement(decoded.body, caller)) as Outcome<StatementFile>);
+    }
     const decoded = decodeBody(name, body);
     if (!decoded.ok) return refusalResponse(decoded);
-    const caller = { senderIp: senderAddress(request, client, fromWebTier) };
     return outcomeResponse(await services[name](decoded.body, caller));
   }
 

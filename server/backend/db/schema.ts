@@ -879,3 +879,29 @@ export const knownBrowsers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.userId, t.browserHash] })],
 );
+/**
+ * Currency rates as they were fetched (issue 28, record 050): one row per ECB
+ * reference day and currency, the multiplier from USD as decimal text (as the
+ * feed answers it). Written whenever the rates are fetched (or imported by an
+ * operator), never changed afterwards, so a statement of an old day is
+ * answered with that day's rate.
+ */
+export const fxRateDays = pgTable(
+  "fx_rate_days",
+  {
+    /** The ECB's reference day, YYYY-MM-DD. */
+    day: text("day").notNull(),
+    /** 'EUR' | 'GBP' | 'CAD' (USD is 1 and needs no row). */
+    currency: text("currency").notNull(),
+    /** Multiplier from USD: a positive plain decimal, e.g. "0.8686587908". */
+    multiplier: text("multiplier").notNull(),
+    /** Where it came from: 'ECB' (the daily feed) or 'ECB import' (an operator's backfill). */
+    source: text("source").notNull(),
+    fetchedAt: timestamp("fetched_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    primaryKey({ name: "fx_rate_days_pk", columns: [t.currency, t.day] }),
+    check("fx_rate_days_day_format", sql`day ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}$'`),
+    check("fx_rate_days_multiplier_format", sql`multiplier ~ '^[0-9]+(\\.[0-9]+)?$'`),
+  ],
+);

@@ -113,3 +113,17 @@ export async function fetchEcbDaily(opts: {
   });
   return parseEcbDaily(xml);
 }
+
+/**
+ * Reads every day of an ECB file (the daily, 90-day or whole-history XML:
+ * eurofxref-hist.xml), oldest or newest first as the file has them. A day
+ * without the USD, GBP or CAD rate is refused with its date (issue 28: an
+ * operator backfills the rates' history with it, record 050).
+ */
+export function parseEcbDays(xml: string): EcbDaily[] {
+  const text = xml.replace(/<!--[\s\S]*?-->/gu, "");
+  // Each <Cube time='…'> up to the next one: parsed as a file of that one day.
+  const starts = [...text.matchAll(/<Cube\b[^>]*\btime\s*=/gu)].map((m) => m.index);
+  if (starts.length === 0) throw new Error("ECB rates: no <Cube time='YYYY-MM-DD'> element found");
+  return starts.map((start, i) => parseEcbDaily(text.slice(start, starts[i + 1] ?? text.length)));
+}

@@ -22,7 +22,14 @@ import { refusal } from "../../../common/contract/refusals.ts";
 import { json, refusalResponse } from "../api/http.ts";
 import { COINGECKO_URL, fetchCoinGecko, type CoinQuote } from "./crypto-prices.ts";
 import { createCachedSource, type CachedSource, type FeedSourceKind } from "./feed.ts";
-import { CURRENCIES, ECB_DAILY_URL, ecbAsOf, fetchEcbDaily, type Currency } from "./fx-rates.ts";
+import {
+  CURRENCIES,
+  ECB_DAILY_URL,
+  ecbAsOf,
+  fetchEcbDaily,
+  type Currency,
+  type EcbDaily,
+} from "./fx-rates.ts";
 import snapshotPricesJson from "./snapshot-prices.json" with { type: "json" };
 import snapshotRatesJson from "./snapshot-rates.json" with { type: "json" };
 
@@ -45,6 +52,12 @@ export interface FeedRoutesOptions {
   retryAfterMs?: number;
   /** Default Date.now. */
   now?: () => number;
+  /**
+   * Told each live reference day the rates feed fetched (issue 28, record 050): the backend
+   * keeps them (fx_rate_days) so statements of old days stay answerable. A failure is logged,
+   * never the feed's.
+   */
+  recordRates?: (daily: EcbDaily) => Promise<void>;
 }
 
 /** The routes (a Request in, a Response or undefined for another path out), and their answers as values (in-process). */
@@ -148,6 +161,14 @@ export function createMarketData(opts: MarketDataOptions): MarketData {
     snapshot: () => ratesSnapshot,
     fetchLive: async (signal) => {
       const daily = await fetchEcbDaily({ url: opts.ecbUrl ?? ECB_DAILY_URL, fetch: fetchImpl, signal });
+      if (opts.recordRates) {
+        await opts.recordRates(daily).catch((error: unknown) => {
+          log.warn("could not record the day's rates", {
+            day: daily.date,
+            error: error instanceof Error ? error.name : typeof error,
+          });
+        });
+      }
       return { rates: daily.rates, asOf: ecbAsOf(daily.date) };
     },
   });
