@@ -223,6 +223,9 @@ const envSchema = z.object({
     .optional(),
   // The abuse limits of record 013; "off" is for tests and benchmarks and refused in production.
   RATE_LIMITS: z.enum(["default", "off"]).default("default"),
+  // Failed password, phrase and code checks one address may make in 15 minutes (record 013's
+  // ipFailures): more for many holders behind one address (a shared NAT, the e2e suite).
+  RATE_LIMIT_IP_FAILURES: z.coerce.number().int().min(10).max(100_000).default(100),
   // Sessions end after this long without a request the user made (record 015)…
   SESSION_IDLE_MINUTES: z.coerce.number().int().min(1).max(1440).default(30),
   // …and this long after sign-in, whatever happens.
@@ -349,6 +352,8 @@ export interface Config {
   backendToken: string | undefined;
   /** The API's abuse limits (record 013): "default", or "off" (never in production). */
   rateLimits: "default" | "off";
+  /** RATE_LIMIT_IP_FAILURES: failed checks one address may make in 15 minutes. */
+  ipFailureLimit: number;
   /** A remote prices service (…/api); unset: served in-process. */
   pricesUrl: string | undefined;
   /** Never call the public price and rate sources; serve the shipped snapshots. */
@@ -474,6 +479,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     webTierHosts: e.WEB_TIER_HOSTS,
     backendToken: e.BACKEND_TOKEN,
     rateLimits: e.RATE_LIMITS,
+    ipFailureLimit: e.RATE_LIMIT_IP_FAILURES,
     pricesUrl: e.PRICES_URL?.replace(/\/+$/, ""),
     feedsOffline: e.FEEDS_OFFLINE,
     coingeckoUrl: e.COINGECKO_URL,

@@ -179,6 +179,15 @@ function StatementForm({
           Download CSV
         </button>
       </form>
+      <p>
+        Or, in one click:{" "}
+        <a
+          href={`/history/statement.csv?${new URLSearchParams({ from: yearStart, to: today, coin: "all", currency: (STATEMENT_CURRENCIES as readonly string[]).includes(currency) ? currency : "USD" })}`}
+          download
+        >
+          Download CSV of {today.slice(0, 4)} so far, all coins
+        </a>
+      </p>
     </section>
   );
 }

@@ -16,6 +16,7 @@ import { createFeedRoutes, createMarketData } from "../backend/feeds/routes.ts";
 import type { EcbDaily } from "../backend/feeds/fx-rates.ts";
 import { recordRateDays } from "../backend/domain/fx-history.ts";
 import { maintainDatabase } from "../backend/jobs.ts";
+import { DEFAULT_RATE_LIMITS } from "../backend/domain/rate-limits.ts";
 import type { Config } from "../config.ts";
 import { requestFacts } from "./edge.ts";
 import { holdClock } from "./test-clock.ts";
@@ -59,7 +60,13 @@ export async function mountApi(config: Config, database: Database): Promise<Api>
         platform: config.platform,
         backendSecret: config.backendSecret,
         maxBodyBytes: config.maxBodyBytes,
-        rateLimits: config.rateLimits === "off" ? "off" : undefined,
+        rateLimits:
+          config.rateLimits === "off"
+            ? "off"
+            : {
+                ...DEFAULT_RATE_LIMITS,
+                ipFailures: { ...DEFAULT_RATE_LIMITS.ipFailures, limit: config.ipFailureLimit },
+              },
         usdtNetwork: config.usdtNetwork,
         custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
         holdClock: holdClock(config.testClockFile),

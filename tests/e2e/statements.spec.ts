@@ -142,6 +142,16 @@ test.describe("statements", () => {
       expect(row[0]).toMatch(new RegExp(`^${today}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$`));
     // The page stayed where it was.
     await expect(page).toHaveURL(/\/history$/);
+
+    // The plain link beside the form: this year so far, all coins, in the page's currency.
+    const year = today.slice(0, 4);
+    const [yearly] = await Promise.all([
+      page.waitForEvent("download"),
+      form.getByRole("link", { name: `Download CSV of ${year} so far, all coins` }).click(),
+    ]);
+    expect(yearly.suggestedFilename()).toBe(`coinkeep-statement-all-coins-${year}-01-01-to-${today}-usd.csv`);
+    const yearRows = parseCsv((await readFile(await yearly.path(), "utf8")).slice(1));
+    expect(yearRows.slice(1).map((r) => r.at(-1))).toEqual([`'${formulaTx}`, `'${atTx}`]);
   });
 
   test("a bad range is answered at its field on /history; a visitor is sent to /login", async ({

@@ -75,6 +75,16 @@ describe("configuration", () => {
     );
   });
 
+  test("RATE_LIMIT_IP_FAILURES: 100 by default; a whole number from 10; anything else refused by name", () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).ipFailureLimit).toBe(100);
+    expect(loadConfig({ DATA_DIR: dataDir(), RATE_LIMIT_IP_FAILURES: "500" }).ipFailureLimit).toBe(500);
+    for (const bad of ["5", "1.5", "lots"]) {
+      expect(() => loadConfig({ DATA_DIR: dataDir(), RATE_LIMIT_IP_FAILURES: bad })).toThrow(
+        /RATE_LIMIT_IP_FAILURES/u,
+      );
+    }
+  });
+
   test("the legal facts default to placeholders for a local run", () => {
     const config = loadConfig({ DATA_DIR: dataDir() });
     expect(config).toMatchObject({
