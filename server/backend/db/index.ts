@@ -18,6 +18,11 @@ import { lockDataDir } from "./lock.ts";
 /** A drizzle database over either driver; domain code only ever sees this. */
 export type AppDb = PgDatabase<PgQueryResultHKT, typeof schema>;
 
+/** The rows of a raw statement (`db.execute`), on either driver (both answer { rows }). */
+export function rowsOf<T>(result: unknown): T[] {
+  return (result as { rows: T[] }).rows;
+}
+
 /**
  * Makes a value once per database handle and hands out the same one after: a
  * prepared statement (built once, planned once per connection) or a cache.

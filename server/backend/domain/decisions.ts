@@ -21,7 +21,7 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { isTicker, TICKERS, type Ticker } from "../../../common/coins.ts";
 import { compare, parseDecimal } from "../../../common/decimal.ts";
-import type { AppDb } from "../db/index.ts";
+import { type AppDb, rowsOf } from "../db/index.ts";
 import { fourEyesThresholds, sendApprovals, users, withdrawals } from "../db/schema.ts";
 import { normaliseUsd } from "./amounts.ts";
 import { isUuid, postWithdrawal, voidWithdrawal, walletBalance, type WithdrawalStatus } from "./ledger.ts";
@@ -431,9 +431,4 @@ export async function recentActivity(
 function tickerOf(c: string): Ticker {
   if (!isTicker(c)) throw new Error(`unknown coin in the database: ${c}`);
   return c;
-}
-
-/** The rows of a raw statement, on either driver (both answer { rows }). */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
 }

@@ -3,13 +3,9 @@
 // link, and the "new browser" check behind the sign-in alert.
 import { createHmac, hkdfSync } from "node:crypto";
 import { sql } from "drizzle-orm";
-import type { AppDb } from "../db/index.ts";
+import { type AppDb, rowsOf } from "../db/index.ts";
 import { queueAlert, queueVerification } from "../mail/outbox.ts";
 import type { TotpKeys } from "./totp.ts";
-
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
 
 /** A link is not mailed again within this many seconds of the last one (nobody's mailbox is flooded). */
 export const VERIFY_AGAIN_SECONDS = 60;

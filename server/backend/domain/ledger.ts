@@ -31,7 +31,7 @@ import { and, eq, inArray, isNull, sql, type SQL } from "drizzle-orm";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { COINS, isTicker, type Ticker } from "../../../common/coins.ts";
 import { MAX_DESTINATION_TAG } from "../../../common/literals.ts";
-import type { AppDb } from "../db/index.ts";
+import { type AppDb, rowsOf } from "../db/index.ts";
 import { chainDeposits, ledgerAccounts, ledgerTransfers, wallets, withdrawals } from "../db/schema.ts";
 import { retryOnUniqueViolation } from "./accounts.ts";
 import { formatAmount, normaliseUsd } from "./amounts.ts";
@@ -92,11 +92,6 @@ interface WalletAccount {
   coin: Ticker;
   address: string | null;
   accountId: string;
-}
-
-/** The rows of a raw statement, on either driver (both answer { rows }). */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
 }
 
 function toTicker(coin: string): Ticker {

@@ -6,7 +6,7 @@
 // itself, in the same transaction as the check, until an operator resumes them.
 import { sql } from "drizzle-orm";
 import { TICKERS, type Ticker } from "../../../common/coins.ts";
-import type { AppDb } from "../db/index.ts";
+import { type AppDb, rowsOf } from "../db/index.ts";
 import { auditLog, custodyHoldings } from "../db/schema.ts";
 import { formatAmount, parseAmount } from "./amounts.ts";
 import { activePause, pause, type ActivePause } from "./controls.ts";
@@ -46,11 +46,6 @@ export interface CoinReconciliation {
 
 /** A coin's figures alone, before any pause they cause. */
 type Figures = Omit<CoinReconciliation, "sendsPause" | "pausedNow" | "wouldPause">;
-
-/** The rows of a raw statement, on either driver (both answer { rows }). */
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
 
 /**
  * Parses holdings: a plain decimal of the coin with at most its decimals; zero

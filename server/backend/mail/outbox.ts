@@ -8,50 +8,58 @@
 // transaction, so no lock or connection waits on a mail server. A row is marked sent once the
 // server accepted it; a refusal, a timeout or a dropped connection puts it back with a backoff.
 import { createHash, randomBytes } from "node:crypto";
-import { sql } from "drizzle-orm";
-import type { AppDb } from "../db/index.ts";
+import { sql, type SQL } from "drizzle-orm";
+import { type AppDb, rowsOf } from "../db/index.ts";
 import { openSecret, sealSecret, totpKeys, type TotpKeys } from "../domain/totp.ts";
 import type { MailData, MailKind } from "./templates.ts";
 
 /** Anything that runs SQL: the database or a transaction on it. */
 export type Executor = Pick<AppDb, "execute">;
 
-function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}
+type AlertKind = Exclude<MailKind, "verify_email">;
 
 /**
- * Queues an alert for a holder, in the caller's transaction, when their address is
- * verified. Answers whether a mail was queued.
+ * The one rule of every alert: queued for the holder `holder` (an SQL expression of their
+ * user id) in the caller's transaction, only when their address is verified. Answers whether
+ * a mail was queued.
  */
-export async function queueAlert<K extends Exclude<MailKind, "verify_email">>(
+async function queueFor<K extends AlertKind>(
   db: Executor,
-  userId: string,
+  holder: SQL,
   kind: K,
   data: MailData[K],
 ): Promise<boolean> {
   const result = await db.execute(sql`
     INSERT INTO mail_outbox (user_id, to_address, kind, data)
     SELECT id, email, ${kind}, ${JSON.stringify(data)}::jsonb FROM users
-    WHERE id = ${userId} AND email_verified_at IS NOT NULL
+    WHERE id = (${holder}) AND email_verified_at IS NOT NULL
     RETURNING id`);
   return rowsOf<{ id: unknown }>(result).length > 0;
 }
 
+/** Queues an alert for a holder, when their address is verified (queueFor). */
+export function queueAlert<K extends AlertKind>(
+  db: Executor,
+  userId: string,
+  kind: K,
+  data: MailData[K],
+): Promise<boolean> {
+  return queueFor(db, sql`${userId}::uuid`, kind, data);
+}
+
 /** queueAlert for the holder of a wallet's ledger account (a deposit, a send's decision). */
-export async function queueAlertForAccount<K extends Exclude<MailKind, "verify_email">>(
+export function queueAlertForAccount<K extends AlertKind>(
   db: Executor,
   walletAccountId: string,
   kind: K,
   data: MailData[K],
 ): Promise<boolean> {
-  const result = await db.execute(sql`
-    INSERT INTO mail_outbox (user_id, to_address, kind, data)
-    SELECT u.id, u.email, ${kind}, ${JSON.stringify(data)}::jsonb
-    FROM ledger_accounts a JOIN wallets w ON w.id = a.wallet_id JOIN users u ON u.id = w.user_id
-    WHERE a.id = ${walletAccountId} AND u.email_verified_at IS NOT NULL
-    RETURNING mail_outbox.id`);
-  return rowsOf<{ id: unknown }>(result).length > 0;
+  return queueFor(
+    db,
+    sql`SELECT w.user_id FROM ledger_accounts a JOIN wallets w ON w.id = a.wallet_id WHERE a.id = ${walletAccountId}`,
+    kind,
+    data,
+  );
 }
 
 /** The verification link's token keys: the token waits sealed in its outbox row. */
