@@ -26,36 +26,7 @@ import {
   transports,
   type Connection,
 } from "./helpers.ts";
-
-/** RFC 4180 as the statement writes it: quoted cells, "" inside, CRLF between lines. */
-export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += c;
-  }
-  if (cell !== "" || row.length > 0) rows.push([...row, cell]);
-  return rows;
-}
+import { parseCsv } from "../support/csv.ts";
 
 /** A stream's text, its byte-order mark kept (Response#text drops it). */
 export async function textOf(body: ReadableStream<Uint8Array> | Response): Promise<string> {

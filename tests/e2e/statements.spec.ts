@@ -7,39 +7,9 @@ import { readFile, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "./fixtures.ts";
+import { dayOf } from "../../common/statement.ts";
+import { parseCsv } from "../support/csv.ts";
 import { expectAccessible, visit } from "./helpers.ts";
-
-/** RFC 4180 as the statement writes it: quoted cells, "" inside, CRLF between lines. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ",") {
-      row.push(cell);
-      cell = "";
-    } else if (c === "\r" && text[i + 1] === "\n") {
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = "";
-      i++;
-    } else cell += c;
-  }
-  if (cell !== "" || row.length > 0) rows.push([...row, cell]);
-  return rows;
-}
-
-const dayOf = (at: Date) => at.toISOString().slice(0, 10);
 
 test.describe("statements", () => {
   test("download a statement: rows, values at the time, formula cells defused", async ({
