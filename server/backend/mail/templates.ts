@@ -82,8 +82,8 @@ export interface RenderedMail {
   html: string;
 }
 
-/** "2026-11-28 14:05 UTC". */
-export function utcMinute(at: Date): string {
+/** A mail's time: "2026-11-28 14:05 UTC" (ISO order; the pages' utcMinute in common/allowlist.ts writes dd.mm.yy). */
+export function mailTime(at: Date): string {
   return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
 }
 
@@ -209,7 +209,7 @@ function escapeHtml(text: string): string {
 
 /** The subject, the plain text and the HTML of one mail, from its kind's template. */
 export function renderMail<K extends MailKind>(kind: K, data: MailData[K], ctx: RenderContext): RenderedMail {
-  const when = utcMinute(ctx.at);
+  const when = mailTime(ctx.at);
   const { subject, parts } = template(kind, data, ctx.product, when);
   const url = (path: string) => `${ctx.publicUrl}${path}`;
   const text: string[] = [];
