@@ -125,9 +125,15 @@ export function createInProcessClient(
 ): BackendClient {
   const checked = new Map<string, Promise<Principal | null>>();
   const reading = new Map<string, Promise<unknown>>();
+  const prefetched = new Map<string, unknown>();
   const client = clientOf(async (name, input) => {
     // The address the host believed for the request this call runs under, unless given.
-    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
+    const caller: Caller = {
+      senderIp: clientIp ?? currentRequest()?.clientIp ?? null,
+      checked,
+      reading,
+      prefetched,
+    };
     // The body the HTTP transport would send, decoded as the HTTP handler decodes it.
     const decoded = decodeBody(name, encodeBody(name, input, platform));
     if (!decoded.ok) return rejected(decoded);
@@ -144,7 +150,12 @@ export function createInProcessClient(
   });
   // The statement (record 050): the same decode as over HTTP, the stream handed through.
   client.statement = async (input) => {
-    const caller: Caller = { senderIp: clientIp ?? currentRequest()?.clientIp ?? null, checked, reading };
+    const caller: Caller = {
+      senderIp: clientIp ?? currentRequest()?.clientIp ?? null,
+      checked,
+      reading,
+      prefetched,
+    };
     const decoded = decodeStatementBody(encodeStatementBody(input, platform));
     if (!decoded.ok) return rejected(decoded);
     const outcome = await services.statement(decoded.body, caller);

@@ -1,11 +1,18 @@
 // What every signed-in page shows around its content: the nine coins with
-// balances, prices and values, the total, the display currency. One call to
-// the backend (call 4) and two to the prices service (prices, rates).
+// balances, prices and values, the total, the display currency, and the
+// transactions of a page that lists them. One call to the backend (call 4) and
+// two to the prices service (prices, rates).
 import { redirect, type RouterContextProvider } from "react-router";
 import { COINS, TICKERS, type Ticker } from "../common/coins.ts";
 import { USDT_USD_PRICE } from "../common/contract/amounts.ts";
 import { NOT_ADDED_YET } from "../common/literals.ts";
-import { backend, prices, type ClientBalancesData } from "./backend.server.ts";
+import {
+  backend,
+  prices,
+  transactionsBefore,
+  type ClientBalancesData,
+  type ClientBalancesInput,
+} from "./backend.server.ts";
 import { add, compare, multiply, parseDecimal, toFixed, ZERO, type Decimal } from "../common/decimal.ts";
 import { totalChange24h, type TotalChange } from "./dashboard.server.ts";
 import { isCurrency, type Currency } from "./lib/format.ts";
@@ -85,16 +92,46 @@ export function forgetWalletView(context: Readonly<RouterContextProvider>): void
   loadedIn.delete(context);
 }
 
+/**
+ * Transactions a page shows at once. The 20 newest on a coin's page, as exchanges' asset pages
+ * show recent activity ('Older transactions' pages back; /history shows 50 a page across coins).
+ * Each row is rendered, sent twice (HTML and hydration data) and hydrated: 20 keeps the page
+ * light on a slow phone.
+ */
+export const WALLET_PAGE_SIZE = 20;
+export const HISTORY_PAGE_SIZE = 50;
+
+/**
+ * The transactions the page at `url` lists, read in the view's own call 4
+ * (record 051: a signed-in page in two statements), one more than a page to
+ * tell whether there are older ones; none for the other pages.
+ */
+export function transactionsOf(url: URL): Omit<ClientBalancesInput, "email" | "twelveWords"> {
+  const path = url.pathname.replace(/\.data$/u, "");
+  const before = transactionsBefore(url);
+  const coin = /^\/wallet\/([a-z]+)$/u.exec(path)?.[1]?.toUpperCase();
+  if (coin && (TICKERS as readonly string[]).includes(coin)) {
+    return {
+      transactionsLimit: WALLET_PAGE_SIZE + 1,
+      transactionsCoin: coin as Ticker,
+      includeMessages: false,
+      ...before,
+    };
+  }
+  if (path === "/history")
+    return { transactionsLimit: HISTORY_PAGE_SIZE + 1, includeMessages: false, ...before };
+  return { transactionsLimit: 1, includeTransactions: false, includeMessages: false };
+}
+
 async function load(request: Request, context: Readonly<RouterContextProvider>): Promise<Loaded> {
   const { session, user } = await requireUser(request, context);
   const [balances, priceList, rates] = await Promise.all([
-    // Balances and wallets only: what every signed-in page shows around its content.
+    // Balances and wallets: what every signed-in page shows around its content, with the
+    // transactions of the page, if it lists any (the page takes them from here).
     backend(context).clientBalances({
       email: user.email,
       twelveWords: user.words,
-      transactionsLimit: 1,
-      includeTransactions: false,
-      includeMessages: false,
+      ...transactionsOf(new URL(request.url)),
     }),
     prices(context).currentPrices(),
     prices(context).currencies(),

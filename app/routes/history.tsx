@@ -2,34 +2,27 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Link } from "react-router";
 import { COINS } from "../../common/coins.ts";
 import { dayOf, STATEMENT_COINS, STATEMENT_CURRENCIES } from "../../common/statement.ts";
-import { backend, transactionsBefore } from "../backend.server.ts";
 import { Field, FieldErrors, FormErrors } from "../components/field.tsx";
 import { getFormProps, type FieldMetadata } from "../components/form-state.ts";
 import { TransactionList } from "../components/transactions.tsx";
 import { useValidatedForm } from "../components/use-validated-form.ts";
 import { useWalletView } from "../components/use-wallet-view.ts";
 import { statementSchema } from "../forms/statement.ts";
-import { requireUser } from "../session.server.ts";
+import { HISTORY_PAGE_SIZE, loadWalletView } from "../wallet-view.server.ts";
 import type { Route } from "./+types/history";
 
-const PAGE_SIZE = 50;
+const PAGE_SIZE = HISTORY_PAGE_SIZE;
 
 export function meta() {
   return [{ title: "History — Coinkeep" }];
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
-  const { user } = await requireUser(request, context);
   const url = new URL(request.url);
-  const answer = await backend(context).clientBalances({
-    email: user.email,
-    twelveWords: user.words,
-    // One more than a page tells whether there is an older page.
-    transactionsLimit: PAGE_SIZE + 1,
-    includeMessages: false,
-    ...transactionsBefore(url),
-  });
-  const all = answer.ok ? answer.data.transactions : [];
+  // The layout's view load read this page's transactions (transactionsOf), one more than a
+  // page to tell whether there is an older page.
+  const { balances } = await loadWalletView(request, context);
+  const all = balances ? balances.transactions : [];
   // The statement form came back from its download (issue 28, record 050): its fields as sent,
   // with the rules' messages at the fields, or the backend's failure.
   const came = url.searchParams.get("statement");
@@ -44,7 +37,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
     transactions: page,
     olderThan: all.length > PAGE_SIZE ? (page.at(-1)?.date ?? null) : null,
     paged: Boolean(url.searchParams.get("before")),
-    unavailable: !answer.ok,
+    unavailable: balances === null,
     statementResult,
     today: dayOf(new Date()),
   };

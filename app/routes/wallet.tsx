@@ -4,9 +4,9 @@ import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import { coinFor } from "../../common/coins.ts";
 import { sendsPausedMessage } from "../../common/contract/refusals.ts";
 import { INCOMING_TRANSACTION, NOT_ADDED_YET } from "../../common/literals.ts";
-import { backend, transactionsBefore } from "../backend.server.ts";
+import { backend } from "../backend.server.ts";
 import { qrSvg } from "../lib/qr.server.ts";
-import { loadWalletView } from "../wallet-view.server.ts";
+import { loadWalletView, WALLET_PAGE_SIZE } from "../wallet-view.server.ts";
 import { addressOffers, allowlistRule, loadAllowlist } from "../allowlist.server.ts";
 import { CoinIcon } from "../components/coin-icon.tsx";
 import { CopyButton } from "../components/copy-button.tsx";
@@ -25,10 +25,8 @@ import { isSendIntent, newSendKey, sendAction } from "../send/action.server.ts";
 import { commitSession, requireUser } from "../session.server.ts";
 import type { Route } from "./+types/wallet";
 
-// The 20 newest on the coin's page, as exchanges' asset pages show recent activity ('Older
-// transactions' pages back; /history shows 50 a page across coins). Each row is rendered,
-// sent twice (HTML and hydration data) and hydrated: 20 keeps the page light on a slow phone.
-const PAGE_SIZE = 20;
+// The 20 newest on the coin's page (WALLET_PAGE_SIZE, where the view's load reads them).
+const PAGE_SIZE = WALLET_PAGE_SIZE;
 
 // 'Sent!' is shown only after a send: its code loads then (the send form starts fetching it as
 // it opens), and the server renders it in place (record 034).
@@ -48,39 +46,28 @@ export async function loader({ request, params, context }: Route.LoaderArgs) {
   if (params.ticker !== coin.ticker.toLowerCase()) throw redirect(`/wallet/${coin.ticker.toLowerCase()}`);
 
   const url = new URL(request.url);
-  // The deposit address as a QR code, drawn here (the layout's view load is shared, not repeated).
-  const { view } = await loadWalletView(request, context);
+  // The deposit address as a QR code, drawn here (the layout's view load is shared, not repeated):
+  // that load read this coin's transactions too (transactionsOf), one more than a page to know
+  // whether there are older ones.
+  const { view, balances } = await loadWalletView(request, context);
   const own = view.rows.find((r) => r.ticker === coin.ticker);
   const receive =
     own?.state === "issued" && own.address
       ? { qr: qrSvg(own.address), network: receiveNetwork(coin.ticker, coin.network, own.address) }
       : null;
-  // The coin's saved addresses (record 048), for the send form: read beside the transactions.
-  const saved =
-    receive && !url.searchParams.has("sent") ? loadAllowlist(context, user) : Promise.resolve(null);
-  // One page of this coin's transactions, and one more to know whether there are older ones.
-  const answer = await backend(context).clientBalances({
-    email: user.email,
-    twelveWords: user.words,
-    transactionsLimit: PAGE_SIZE + 1,
-    transactionsCoin: coin.ticker,
-    includeMessages: false,
-    ...transactionsBefore(url),
-  });
-  const all = answer.ok
-    ? answer.data.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)
+  // The coin's saved addresses (record 048), for the send form.
+  const allowlist = receive && !url.searchParams.has("sent") ? await loadAllowlist(context, user) : null;
+  const all = balances
+    ? balances.transactions.filter((tx) => tx.transaction_crypto.toUpperCase() === coin.ticker)
     : [];
   const page = all.slice(0, PAGE_SIZE);
   // Sends paused for this coin or this user (record 041): said on the send form before anyone types.
-  const paused = answer.ok
-    ? answer.data.wallets.find((w) => w.wallet_crypto === coin.ticker)?.sends_paused
-    : undefined;
+  const paused = balances?.wallets.find((w) => w.wallet_crypto === coin.ticker)?.sends_paused;
   // After a send: `?sent={id}` shows 'Sent!' for that send, looked up in the user's own list.
   const sentId = url.searchParams.get("sent");
   const sent = sentId
     ? all.find((tx) => tx.id === sentId && tx.recipient_wallet !== INCOMING_TRANSACTION)
     : undefined;
-  const allowlist = await saved;
   return {
     ticker: coin.ticker,
     network: coin.network,

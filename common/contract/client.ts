@@ -58,6 +58,12 @@ export interface Caller {
    * before a change is ever served after it.
    */
   reading?: Map<string, Promise<unknown>>;
+  /**
+   * What one call of this request read for a later one (in-process only): a
+   * page's call 4 reads the unread count with the credentials (record 051),
+   * and the layout's call 7 takes it from here, once.
+   */
+  prefetched?: Map<string, unknown>;
 }
 
 /** A service's answer: the call's answer (a replayed send says so), or a refusal. */

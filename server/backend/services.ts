@@ -37,8 +37,8 @@ import {
   login,
   type AccountsContext,
 } from "./domain/accounts.ts";
-import { updatePassword } from "./domain/accounts.ts";
-import { samePassword, type ServerKeys } from "./domain/crypto.ts";
+import { normaliseEmail, updatePassword } from "./domain/accounts.ts";
+import { phraseMatches, samePassword, type ServerKeys } from "./domain/crypto.ts";
 import { openMessage, storeSupportMessage } from "./domain/messages.ts";
 import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
 import { requestSend, type SendResult } from "./domain/sends.ts";
@@ -46,6 +46,7 @@ import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wal
 import { dayOf, statementFilename, statementRequest } from "../../common/contract/statement.ts";
 import { statementStream } from "./domain/statements.ts";
 import { balancesForUser } from "./domain/ledger.ts";
+import { readPage, type PageRead } from "./domain/page-read.ts";
 import type { AppDb } from "./db/index.ts";
 import { emailState, noteSignIn, requestVerification } from "./domain/email.ts";
 import { recordSecurityEvent } from "./domain/security-audit.ts";
@@ -141,12 +142,79 @@ async function checkWordsNow(
   const before = await ctx.limits?.beforeWordsCheck(email, caller.senderIp);
   if (isLimited(before)) return { ok: false, limited: limitedRefusal(before) };
   const result = await check(ctx, email, words);
-  if (result.ok) {
+  return afterWordsCheck(ctx, caller, email, before, result.ok ? result : null);
+}
+
+/** A words check's outcome under the limits: a failure counted, failures before a success forgotten. */
+async function afterWordsCheck(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  before: { hadFailures: boolean } | undefined,
+  found: Principal | null,
+): Promise<WordsCheck> {
+  if (found) {
     if (before?.hadFailures) await ctx.limits?.wordsCheckSucceeded(email, caller.senderIp);
-    return { ok: true, userId: result.userId, email: result.email };
+    return { ok: true, userId: found.userId, email: found.email };
   }
   const limited = await ctx.limits?.wordsCheckFailed(email, caller.senderIp);
   return limited ? { ok: false, limited: limitedRefusal(limited) } : { ok: false };
+}
+
+/** A page's words check, with what the page shows when it passed (readPage, record 051). */
+type PageCheck = WordsCheck & { page?: PageRead };
+
+/**
+ * checkWords for a signed-in page's call 4: the same check under the same
+ * limits, made in one statement with the wallets and the unread count
+ * (readPage). Within one web request a phrase already found correct is not
+ * checked again (the page data is then read by itself, as before).
+ */
+async function checkWordsForPage(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+): Promise<PageCheck> {
+  const key = checkedKey(email, words);
+  const earlier = caller.checked?.get(key);
+  const principal = earlier && (await earlier);
+  if (principal) return { ok: true, ...principal };
+  const result = readPageAndCheck(ctx, caller, email, words);
+  if (caller.checked && !earlier)
+    caller.checked.set(
+      key,
+      result.then((r) => (r.ok ? { userId: r.userId, email: r.email } : null)),
+    );
+  return result;
+}
+
+async function readPageAndCheck(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+): Promise<PageCheck> {
+  const limits = ctx.limits;
+  const page = await readPage(
+    ctx.db,
+    normaliseEmail(email),
+    limits ? limits.wordsCheckKeys(email, caller.senderIp) : null,
+  );
+  const before = limits ? await limits.wordsCheckVerdict(email, caller.senderIp, page.limits) : undefined;
+  if (isLimited(before)) return { ok: false, limited: limitedRefusal(before) };
+  // Compared against a placeholder for an unknown e-mail, as checkCredentials does.
+  const matches = phraseMatches(ctx.keys, words, page.user?.phraseHmac ?? "0".repeat(64));
+  const found = page.user && matches ? { userId: page.user.id, email: page.user.email } : null;
+  const result = await afterWordsCheck(ctx, caller, email, before, found);
+  return result.ok ? { ...result, page } : result;
+}
+
+/** What a request's earlier call read for a later one (Caller.prefetched), taken once. */
+function takePrefetched<T>(caller: Caller, key: string): T | undefined {
+  const value = caller.prefetched?.get(key);
+  caller.prefetched?.delete(key);
+  return value as T | undefined;
 }
 
 /**
@@ -468,12 +536,17 @@ export function createServices(ctx: ServicesContext): BackendServices {
     },
 
     async clientBalances(body, caller) {
-      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      const result = await checkWordsForPage(ctx, caller, body.email, body.twelveWords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
-      const { userId } = result;
+      const { userId, page } = result;
+      // The layout asks for the unread count next (call 7): read with the credentials, kept for it.
+      if (page) caller.prefetched?.set(`unread:${userId}`, page.unread);
       const data = await clientBalances(ctx.db, userId, {
         ...body,
-        readWallets: () => sharedRead(caller, `balances:${userId}`, () => balancesForUser(ctx.db, userId)),
+        readWallets: () =>
+          page
+            ? Promise.resolve(page.wallets)
+            : sharedRead(caller, `balances:${userId}`, () => balancesForUser(ctx.db, userId)),
       });
       return { ok: true, data };
     },
@@ -499,7 +572,10 @@ export function createServices(ctx: ServicesContext): BackendServices {
     async newMessagesCount(body, caller) {
       const result = await checkWords(ctx, caller, body.email, body.twelvewords);
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
-      return { ok: true, data: { newMessagesCount: await unreadMessagesCount(ctx.db, result.userId) } };
+      const unread =
+        takePrefetched<number>(caller, `unread:${result.userId}`) ??
+        (await unreadMessagesCount(ctx.db, result.userId));
+      return { ok: true, data: { newMessagesCount: unread } };
     },
 
     async requestTransaction(body, caller) {

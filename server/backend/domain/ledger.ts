@@ -94,7 +94,7 @@ interface WalletAccount {
   accountId: string;
 }
 
-function toTicker(coin: string): Ticker {
+export function toTicker(coin: string): Ticker {
   if (!isTicker(coin)) throw new Error(`unknown coin in the database: ${coin}`);
   return coin;
 }

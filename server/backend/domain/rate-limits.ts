@@ -107,6 +107,14 @@ export interface Reservation {
 
 export type RateLimiter = ReturnType<typeof createRateLimiter>;
 
+/** A counter's row as beforeWordsCheck weighs it. */
+export interface RateLimitRow {
+  key: string;
+  hits: number;
+  windowStartedAt: Date;
+  blockedUntil: Date | null;
+}
+
 export function createRateLimiter(opts: RateLimiterOptions) {
   const { db, policy } = opts;
   const now = opts.now ?? (() => new Date());
@@ -237,6 +245,31 @@ export function createRateLimiter(opts: RateLimiterOptions) {
     ipFailures: (ip: string) => keyOf("ip-failures", ip),
   };
 
+  /** The rows beforeWordsCheck reads: the (account, address) backoff and the address's failure window. */
+  function wordsCheckKeys(email: string, ip: string | null): { pairKey: string; ipKey: string | null } {
+    return { pairKey: keys.wordsAccountIp(email, ip), ipKey: ip === null ? null : keys.ipFailures(ip) };
+  }
+
+  /**
+   * beforeWordsCheck's answer over its rows (wordsCheckKeys) as read: by itself, or
+   * within a signed-in page's one statement (record 051), which reads them beside the credentials.
+   */
+  async function wordsCheckVerdict(
+    email: string,
+    ip: string | null,
+    rows: readonly RateLimitRow[],
+  ): Promise<Limited | { hadFailures: boolean }> {
+    const at = now();
+    const { pairKey, ipKey } = wordsCheckKeys(email, ip);
+    const found = new Map(rows.map((row) => [row.key, row]));
+    const pair = found.get(pairKey);
+    if (pair?.blockedUntil && pair.blockedUntil > at) return waitUntil(pair.blockedUntil, at);
+    if (ipKey !== null && windowFull(found.get(ipKey), policy.ipFailures, at)) {
+      return windowWait(ipKey, policy.ipFailures, at);
+    }
+    return { hadFailures: pair !== undefined };
+  }
+
   return {
     keys,
 
@@ -281,18 +314,13 @@ export function createRateLimiter(opts: RateLimiterOptions) {
      * A read only: a correct phrase costs no write (signed-in pages poll).
      */
     async beforeWordsCheck(email: string, ip: string | null): Promise<Limited | { hadFailures: boolean }> {
-      const at = now();
-      const pairKey = keys.wordsAccountIp(email, ip);
-      const ipKey = ip === null ? null : keys.ipFailures(ip);
+      const { pairKey, ipKey } = wordsCheckKeys(email, ip);
       const rows = await readWordsCheckRows.execute({ pairKey, ipKey: ipKey ?? pairKey });
-      const found = new Map(rows.map((row) => [row.key, row]));
-      const pair = found.get(pairKey);
-      if (pair?.blockedUntil && pair.blockedUntil > at) return waitUntil(pair.blockedUntil, at);
-      if (ipKey !== null && windowFull(found.get(ipKey), policy.ipFailures, at)) {
-        return windowWait(ipKey, policy.ipFailures, at);
-      }
-      return { hadFailures: pair !== undefined };
+      return wordsCheckVerdict(email, ip, rows);
     },
+
+    wordsCheckKeys,
+    wordsCheckVerdict,
 
     /** A words check failed: counted for the (account, address) pair and the address. */
     async wordsCheckFailed(email: string, ip: string | null): Promise<Limited | null> {

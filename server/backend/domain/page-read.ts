@@ -1,0 +1,134 @@
+// A signed-in page's one read (issue 29, record 051). Every signed-in page
+// checks the session's e-mail and words (spec section 4) under the words
+// check's limits (record 013), then shows the user's wallets with their
+// balances and the unread count. Those were five statements, each a round trip
+// to PostgreSQL or a turn of the event loop with PGlite (record 036); this is
+// one: the account found by its e-mail, the words check's two counters, the
+// unread count and the wallets with their balances.
+//
+// Nothing here decides anything: the caller weighs the counters and compares
+// the phrase (server/backend/services.ts, checkWords) exactly as the separate
+// reads did, and uses the rest only when both pass. An unknown e-mail reads
+// the counters and nothing else, and is compared against a placeholder, as before.
+import { sql } from "drizzle-orm";
+import type { Ticker } from "../../../common/coins.ts";
+import { rowsOf, type AppDb } from "../db/index.ts";
+import { ledgerAccounts, messageReads, messages, pauses, rateLimits, users, wallets } from "../db/schema.ts";
+import { toTicker, type WalletBalance } from "./ledger.ts";
+import type { RateLimitRow } from "./rate-limits.ts";
+
+export interface PageRead {
+  /** The account with this e-mail, if there is one. */
+  user: { id: string; email: string; phraseHmac: string } | undefined;
+  /** The words check's counters that exist (none when the limits are off). */
+  limits: RateLimitRow[];
+  /** The account's wallets with balances, as balancesForUser reads them ([] without an account). */
+  wallets: WalletBalance[];
+  /** The account's unread messages, as unreadMessagesCount counts them (0 without an account). */
+  unread: number;
+}
+
+interface Raw {
+  id: string | null;
+  email: string | null;
+  phrase_hmac: string | null;
+  unread: number | string | null;
+  limits: string | unknown[] | null;
+  wallets: string | unknown[] | null;
+}
+
+interface RawLimit {
+  key: string;
+  hits: number | string;
+  windowStartedAt: string;
+  blockedUntil: string | null;
+}
+
+interface RawWallet {
+  walletId: string;
+  userId: string;
+  coin: string;
+  address: string | null;
+  requestedAt: string;
+  units: string | null;
+  sendsPaused: "coin" | "user" | null;
+}
+
+/** The drivers hand json back parsed (node-postgres) or as text (PGlite without its parsers). */
+function json<T>(value: string | unknown[] | null): T[] {
+  if (value === null) return [];
+  return (typeof value === "string" ? JSON.parse(value) : value) as T[];
+}
+
+/**
+ * The one statement. `email` is normalised; `keys` are the words check's two
+ * counter keys (the address's may be null), or null when the limits are off.
+ * Bigints travel as text inside the json (a json number would lose digits).
+ */
+export async function readPage(
+  db: AppDb,
+  email: string,
+  keys: { pairKey: string; ipKey: string | null } | null,
+): Promise<PageRead> {
+  // Counter keys are hex HMACs: "" is none of them.
+  const limitKeys = keys ? [keys.pairKey, keys.ipKey ?? keys.pairKey] : ["", ""];
+  const result = await db.execute(sql`
+    WITH account AS (
+      SELECT ${users.id} AS id, ${users.email} AS email, ${users.phraseHmac} AS phrase_hmac,
+             ${users.createdAt} AS created_at
+      FROM ${users} WHERE ${users.email} = ${email}
+    )
+    SELECT account.id, account.email, account.phrase_hmac,
+      (SELECT json_agg(json_build_object(
+          'key', ${rateLimits.key}, 'hits', ${rateLimits.hits},
+          'windowStartedAt', ${rateLimits.windowStartedAt}, 'blockedUntil', ${rateLimits.blockedUntil}))
+        FROM ${rateLimits}
+        WHERE ${rateLimits.key} IN (${limitKeys[0]}, ${limitKeys[1]})) AS limits,
+      (SELECT count(*) FROM ${messages}
+        LEFT JOIN ${messageReads}
+          ON ${messageReads.messageId} = ${messages.id} AND ${messageReads.userId} = account.id
+        WHERE (${messages.userId} = account.id
+               OR (${messages.userId} IS NULL AND ${messages.createdAt} >= account.created_at))
+          AND ${messageReads.openedAt} IS NULL) AS unread,
+      (SELECT json_agg(json_build_object(
+          'walletId', ${wallets.id}, 'userId', ${wallets.userId}, 'coin', ${wallets.coin},
+          'address', ${wallets.address}, 'requestedAt', ${wallets.requestedAt},
+          'units', ${ledgerAccounts.balance}::text,
+          'sendsPaused', (SELECT CASE WHEN ${pauses.coin} IS NULL THEN 'user' ELSE 'coin' END FROM ${pauses}
+            WHERE ${pauses.what} = 'sends' AND (${pauses.coin} = ${wallets.coin} OR ${pauses.userId} = ${wallets.userId})
+            ORDER BY ${pauses.coin} IS NULL LIMIT 1))
+          ORDER BY ${wallets.requestedAt}, ${wallets.coin})
+        FROM ${wallets} INNER JOIN ${ledgerAccounts} ON ${ledgerAccounts.walletId} = ${wallets.id}
+        WHERE ${wallets.userId} = account.id) AS wallets
+    FROM (SELECT 1) AS one LEFT JOIN account ON true
+  `);
+  const [row] = rowsOf<Raw>(result);
+  if (!row) throw new Error("the page read answered no row");
+  const limits = json<RawLimit>(row.limits).map((limit): RateLimitRow => ({
+    key: limit.key,
+    hits: Number(limit.hits),
+    windowStartedAt: new Date(limit.windowStartedAt),
+    blockedUntil: limit.blockedUntil === null ? null : new Date(limit.blockedUntil),
+  }));
+  if (row.id === null || row.email === null || row.phrase_hmac === null) {
+    return { user: undefined, limits, wallets: [], unread: 0 };
+  }
+  return {
+    user: { id: row.id, email: row.email, phraseHmac: row.phrase_hmac },
+    limits,
+    unread: Number(row.unread ?? 0),
+    wallets: json<RawWallet>(row.wallets).map((wallet): WalletBalance => {
+      if (wallet.units === null) throw new Error("wallet account without a running balance");
+      const coin: Ticker = toTicker(wallet.coin);
+      return {
+        walletId: wallet.walletId,
+        userId: wallet.userId,
+        coin,
+        address: wallet.address,
+        requestedAt: new Date(wallet.requestedAt),
+        units: BigInt(wallet.units),
+        sendsPaused: wallet.sendsPaused,
+      };
+    }),
+  };
+}
