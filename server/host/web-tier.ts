@@ -97,14 +97,19 @@ export async function mountWebTier(
     clientAddress: (context) => clientAddresses.get(context),
   };
 
+  // React Router derives its route tables from a build each time it is handed a function
+  // (flattening and ranking every route, per request): the production build never changes, so
+  // it is handed the build itself and derives them once. Dev's build changes with each edit.
+  const fixedBuild = webSource.mode === "production" ? await webSource.build() : undefined;
   const listener = createRequestListener({
-    build: () => webSource.build(),
+    build: fixedBuild ?? (() => webSource.build()),
     mode: webSource.mode,
     async getLoadContext(request, client) {
       // The context keys must be the very objects the app reads, so the app's server
       // entry exports them. (In dev, an edit of app/context.ts landing between this
       // and the handler's own build() fails that one request; the production build never changes.)
-      const { servicesContext, nonceContext } = (await webSource.build()).entry.module as unknown as {
+      const { servicesContext, nonceContext } = (fixedBuild ?? (await webSource.build())).entry
+        .module as unknown as {
         servicesContext: RouterContext<AppServices>;
         nonceContext: RouterContext<string>;
       };

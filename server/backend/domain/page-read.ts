@@ -10,9 +10,10 @@
 // the phrase (server/backend/services.ts, checkWords) exactly as the separate
 // reads did, and uses the rest only when both pass. An unknown e-mail reads
 // the counters and nothing else, and is compared against a placeholder, as before.
-import { sql } from "drizzle-orm";
+import { getTableName, sql } from "drizzle-orm";
+import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Ticker } from "../../../common/coins.ts";
-import { rowsOf, type AppDb } from "../db/index.ts";
+import { perDatabase, type AppDb } from "../db/index.ts";
 import { ledgerAccounts, messageReads, messages, pauses, rateLimits, users, wallets } from "../db/schema.ts";
 import { toTicker, type WalletBalance } from "./ledger.ts";
 import type { RateLimitRow } from "./rate-limits.ts";
@@ -60,6 +61,51 @@ function json<T>(value: string | unknown[] | null): T[] {
   return (typeof value === "string" ? JSON.parse(value) : value) as T[];
 }
 
+// Every signed-in page makes it: prepared once per database, so it is parsed and planned once per
+// connection (PGlite parses in WebAssembly: a plan of this size costs more than its reading).
+/**
+ * A column with its table's name: drizzle writes a select's fields unqualified, and these
+ * subqueries join tables that share column names.
+ */
+const c = (column: PgColumn) => sql.raw(`"${getTableName(column.table)}"."${column.name}"`);
+
+const pageQuery = perDatabase((db) =>
+  db
+    .select({
+      id: sql<string | null>`account.id`,
+      email: sql<string | null>`account.email`,
+      phrase_hmac: sql<string | null>`account.phrase_hmac`,
+      limits: sql<Raw["limits"]>`(SELECT json_agg(json_build_object(
+          'key', ${c(rateLimits.key)}, 'hits', ${c(rateLimits.hits)},
+          'windowStartedAt', ${c(rateLimits.windowStartedAt)}, 'blockedUntil', ${c(rateLimits.blockedUntil)}))
+        FROM ${rateLimits}
+        WHERE ${c(rateLimits.key)} IN (${sql.placeholder("pairKey")}, ${sql.placeholder("ipKey")}))`,
+      unread: sql<Raw["unread"]>`(SELECT count(*) FROM ${messages}
+        LEFT JOIN ${messageReads}
+          ON ${c(messageReads.messageId)} = ${c(messages.id)} AND ${c(messageReads.userId)} = account.id
+        WHERE (${c(messages.userId)} = account.id
+               OR (${c(messages.userId)} IS NULL AND ${c(messages.createdAt)} >= account.created_at))
+          AND ${c(messageReads.openedAt)} IS NULL)`,
+      wallets: sql<Raw["wallets"]>`(SELECT json_agg(json_build_object(
+          'walletId', ${c(wallets.id)}, 'userId', ${c(wallets.userId)}, 'coin', ${c(wallets.coin)},
+          'address', ${c(wallets.address)}, 'requestedAt', ${c(wallets.requestedAt)},
+          'units', ${c(ledgerAccounts.balance)}::text,
+          'sendsPaused', (SELECT CASE WHEN ${c(pauses.coin)} IS NULL THEN 'user' ELSE 'coin' END FROM ${pauses}
+            WHERE ${c(pauses.what)} = 'sends' AND (${c(pauses.coin)} = ${c(wallets.coin)} OR ${c(pauses.userId)} = ${c(wallets.userId)})
+            ORDER BY ${c(pauses.coin)} IS NULL LIMIT 1))
+          ORDER BY ${c(wallets.requestedAt)}, ${c(wallets.coin)})
+        FROM ${wallets} INNER JOIN ${ledgerAccounts} ON ${c(ledgerAccounts.walletId)} = ${c(wallets.id)}
+        WHERE ${c(wallets.userId)} = account.id)`,
+    })
+    .from(
+      sql`(SELECT 1) AS one LEFT JOIN (
+        SELECT ${c(users.id)} AS id, ${c(users.email)} AS email, ${c(users.phraseHmac)} AS phrase_hmac,
+               ${c(users.createdAt)} AS created_at
+        FROM ${users} WHERE ${c(users.email)} = ${sql.placeholder("email")}) AS account ON true`,
+    )
+    .prepare("coinkeep_page_read"),
+);
+
 /**
  * The one statement. `email` is normalised; `keys` are the words check's two
  * counter keys (the address's may be null), or null when the limits are off.
@@ -71,38 +117,12 @@ export async function readPage(
   keys: { pairKey: string; ipKey: string | null } | null,
 ): Promise<PageRead> {
   // Counter keys are hex HMACs: "" is none of them.
-  const limitKeys = keys ? [keys.pairKey, keys.ipKey ?? keys.pairKey] : ["", ""];
-  const result = await db.execute(sql`
-    WITH account AS (
-      SELECT ${users.id} AS id, ${users.email} AS email, ${users.phraseHmac} AS phrase_hmac,
-             ${users.createdAt} AS created_at
-      FROM ${users} WHERE ${users.email} = ${email}
-    )
-    SELECT account.id, account.email, account.phrase_hmac,
-      (SELECT json_agg(json_build_object(
-          'key', ${rateLimits.key}, 'hits', ${rateLimits.hits},
-          'windowStartedAt', ${rateLimits.windowStartedAt}, 'blockedUntil', ${rateLimits.blockedUntil}))
-        FROM ${rateLimits}
-        WHERE ${rateLimits.key} IN (${limitKeys[0]}, ${limitKeys[1]})) AS limits,
-      (SELECT count(*) FROM ${messages}
-        LEFT JOIN ${messageReads}
-          ON ${messageReads.messageId} = ${messages.id} AND ${messageReads.userId} = account.id
-        WHERE (${messages.userId} = account.id
-               OR (${messages.userId} IS NULL AND ${messages.createdAt} >= account.created_at))
-          AND ${messageReads.openedAt} IS NULL) AS unread,
-      (SELECT json_agg(json_build_object(
-          'walletId', ${wallets.id}, 'userId', ${wallets.userId}, 'coin', ${wallets.coin},
-          'address', ${wallets.address}, 'requestedAt', ${wallets.requestedAt},
-          'units', ${ledgerAccounts.balance}::text,
-          'sendsPaused', (SELECT CASE WHEN ${pauses.coin} IS NULL THEN 'user' ELSE 'coin' END FROM ${pauses}
-            WHERE ${pauses.what} = 'sends' AND (${pauses.coin} = ${wallets.coin} OR ${pauses.userId} = ${wallets.userId})
-            ORDER BY ${pauses.coin} IS NULL LIMIT 1))
-          ORDER BY ${wallets.requestedAt}, ${wallets.coin})
-        FROM ${wallets} INNER JOIN ${ledgerAccounts} ON ${ledgerAccounts.walletId} = ${wallets.id}
-        WHERE ${wallets.userId} = account.id) AS wallets
-    FROM (SELECT 1) AS one LEFT JOIN account ON true
-  `);
-  const [row] = rowsOf<Raw>(result);
+  const rows = await pageQuery(db).execute({
+    email,
+    pairKey: keys?.pairKey ?? "",
+    ipKey: keys ? (keys.ipKey ?? keys.pairKey) : "",
+  });
+  const [row] = rows as Raw[];
   if (!row) throw new Error("the page read answered no row");
   const limits = json<RawLimit>(row.limits).map((limit): RateLimitRow => ({
     key: limit.key,
