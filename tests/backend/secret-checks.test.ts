@@ -100,13 +100,13 @@ for (const target of databaseTargets()) {
   });
 }
 
-describe.skipIf(!process.env.TEST_DATABASE_URL)("two first starts at once (postgres)", () => {
-  test("one writes, the other compares: the same secret starts, another is refused", async () => {
+describe.skipIf(!process.env.TEST_DATABASE_URL)("first starts at once (postgres)", () => {
+  test("the migrations are applied once; one writes, the others compare: the same secret starts, another is refused", async () => {
     const { url, drop } = await createTempPostgres(process.env.TEST_DATABASE_URL ?? "", "hosts_");
     const dataDir = tmpdir();
-    const one = await openDatabase({ databaseUrl: url, dataDir });
-    const two = await openDatabase({ databaseUrl: url, dataDir });
-    const three = await openDatabase({ databaseUrl: url, dataDir });
+    // Opened at once on the empty database: the migrations are applied once, under their lock.
+    const open = () => openDatabase({ databaseUrl: url, dataDir });
+    const [one, two, three] = await Promise.all([open(), open(), open()]);
     try {
       const results = await Promise.allSettled([
         checkSecrets(one.db, secrets(BACKEND, SESSION)),
