@@ -11,8 +11,8 @@
 //   - `kill -9` of one host while sends go through nginx in a loop: every acknowledged send
 //     is in the database exactly once, and the clients carry on through the other host.
 // Needs PostgreSQL (TEST_DATABASE_URL) and nginx; skipped without them (CI has both).
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -24,6 +24,7 @@ import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, freePort, root, spawnHost, TEST_SECRETS, type HostProcess } from "../../scripts/host.ts";
 import { seedSenders, type Sender } from "../../scripts/bench/seed.ts";
+import { NGINX, startNginx, type RunningNginx } from "../../scripts/nginx.ts";
 import { openDatabase, rowsOf, type Database } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import {
@@ -36,7 +37,6 @@ import {
 } from "../security/support/http.ts";
 import { createTempPostgres } from "./helpers.ts";
 
-const NGINX = "/usr/sbin/nginx";
 const adminUrl = process.env.TEST_DATABASE_URL;
 const skipReason = !adminUrl
   ? "TEST_DATABASE_URL is not set (two hosts need PostgreSQL)"
@@ -48,86 +48,6 @@ const skipReason = !adminUrl
 if (skipReason) console.warn(`two-hosts.test.ts skipped: ${skipReason}`);
 
 const runFile = promisify(execFile);
-
-// ---------------------------------------------------------------------------
-// nginx in front: round robin over the two hosts, with the event stream's settings.
-// ---------------------------------------------------------------------------
-
-interface Nginx {
-  port: number;
-  stop(): Promise<void>;
-}
-
-async function startNginx(dir: string, port: number, upstreams: number[]): Promise<Nginx> {
-  for (const sub of ["logs", "tmp"]) mkdirSync(path.join(dir, sub), { recursive: true });
-  const conf = path.join(dir, "nginx.conf");
-  writeFileSync(
-    conf,
-    `${process.getuid?.() === 0 ? "user root;" : ""}
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/logs/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/tmp/body;
-  proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi;
-  uwsgi_temp_path ${dir}/tmp/uwsgi;
-  scgi_temp_path ${dir}/tmp/scgi;
-  upstream coinkeep {
-${upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeout=30s;`).join("\n")}
-    keepalive 16;
-  }
-  server {
-    listen 127.0.0.1:${port};
-    location / {
-      proxy_pass http://coinkeep;
-      proxy_http_version 1.1;
-      proxy_set_header Connection "";
-      proxy_set_header Host $http_host;
-      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-      proxy_set_header X-Forwarded-Proto $scheme;
-      # The event stream: nothing buffered, and longer than its 25 s heartbeat.
-      proxy_buffering off;
-      proxy_read_timeout 60s;
-      # Which host answered (the test reads it; not needed in production).
-      add_header X-Upstream $upstream_addr always;
-    }
-  }
-}
-`,
-  );
-  const child: ChildProcess = spawn(NGINX, ["-p", dir, "-c", conf, "-g", "daemon off;"], {
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  for (let i = 0; ; i++) {
-    if (child.exitCode !== null) {
-      const log = existsSync(path.join(dir, "logs/error.log"))
-        ? readFileSync(path.join(dir, "logs/error.log"), "utf8")
-        : "";
-      throw new Error(`nginx exited: ${stderr}${log}`);
-    }
-    try {
-      if ((await raw(port, { path: "/healthz" })).status === 200) break;
-    } catch (error) {
-      if (i > 200) throw error;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    port,
-    async stop() {
-      if (child.exitCode === null) {
-        child.kill("SIGQUIT");
-        await exited;
-      }
-    },
-  };
-}
 
 // ---------------------------------------------------------------------------
 // A signed-in page's event stream, as a browser holds it.
@@ -250,8 +170,7 @@ const sessionPair = (cookie: string) => cookie.split("; ").find((p) => p.startsW
 describe.skipIf(skipReason !== undefined)("two hosts on one PostgreSQL behind nginx", () => {
   let database: { url: string; drop(): Promise<void> };
   let db: Database;
-  let nginxDir: string;
-  let nginx: Nginx;
+  let nginx: RunningNginx;
   let a: HostProcess;
   let b: HostProcess;
   let publicUrl: string;
@@ -286,8 +205,7 @@ describe.skipIf(skipReason !== undefined)("two hosts on one PostgreSQL behind ng
     };
     [a, b] = await Promise.all([spawnHost({ env }), spawnHost({ env })]);
     await Promise.all([a.ready(), b.ready()]);
-    nginxDir = mkdtempSync(path.join(tmpdir(), "hosts-nginx-"));
-    nginx = await startNginx(nginxDir, nginxPort, [a.port, b.port]);
+    nginx = await startNginx({ port: nginxPort, upstreams: [a.port, b.port] });
     db = await openDatabase({ databaseUrl: database.url, dataDir: tmpdir() });
   }, 90_000);
 
@@ -296,7 +214,6 @@ describe.skipIf(skipReason !== undefined)("two hosts on one PostgreSQL behind ng
     await Promise.all([a?.stop(), b?.stop()]);
     await db?.close();
     await database?.drop();
-    if (nginxDir) rmSync(nginxDir, { recursive: true, force: true });
   });
 
   test("nginx spreads requests over both; each host answers /readyz; operator commands run with either host's settings", async () => {
