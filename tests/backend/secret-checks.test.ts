@@ -31,7 +31,7 @@ const secrets = (backend: string, session: string): CheckedSecret[] => [
 ];
 
 const mismatch = (name: string, source: string) =>
-  `${name} does not match the one this database was first started with: give every host and process on this database the same ${name} (${source}; nothing was written).`;
+  `${name} does not match the one this database was first started with: give every host and process on this database the same ${name} (${source}).`;
 
 async function rows(db: AppDb) {
   return (await db.select().from(secretChecks)).map((r) => ({ name: r.name, checkValue: r.checkValue }));

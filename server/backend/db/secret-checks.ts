@@ -77,6 +77,6 @@ function refusal(secret: CheckedSecret): string {
       : `this process has no ${secret.name} set and used the one generated into ${secret.keptIn}`;
   return (
     `${secret.name} does not match the one this database was first started with: give every host ` +
-    `and process on this database the same ${secret.name} (${source}; nothing was written).`
+    `and process on this database the same ${secret.name} (${source}).`
   );
 }
