@@ -16,7 +16,10 @@ export interface NginxOptions {
   port: number;
   /** The hosts' ports (127.0.0.1). */
   upstreams: number[];
-  /** Connections per nginx worker (each proxied request holds two); default 1024. */
+  /**
+   * Connections per nginx worker (a proxied request holds two: the client's and the host's);
+   * default 1024. Keep it under the process's open-files limit (`ulimit -Hn`).
+   */
   workerConnections?: number;
   /** nginx worker processes; default 1. */
   workers?: number;
@@ -38,7 +41,7 @@ export async function startNginx(options: NginxOptions): Promise<RunningNginx> {
     conf,
     `${process.getuid?.() === 0 ? "user root;" : ""}
 worker_processes ${options.workers ?? 1};
-worker_rlimit_nofile ${connections * 2 + 64};
+worker_rlimit_nofile ${connections + 64};
 pid ${dir}/nginx.pid;
 error_log ${dir}/logs/error.log warn;
 events { worker_connections ${connections}; }
@@ -54,7 +57,7 @@ ${options.upstreams.map((p) => `    server 127.0.0.1:${p} max_fails=1 fail_timeo
     keepalive 64;
   }
   server {
-    listen 127.0.0.1:${options.port} backlog=4096;
+    listen 127.0.0.1:${options.port} backlog=4096${(options.workers ?? 1) > 1 ? " reuseport" : ""};
     location / {
       proxy_pass http://coinkeep;
       proxy_http_version 1.1;
