@@ -85,10 +85,33 @@ export async function freshDataDir(prefix = "coinkeep-", seed = true): Promise<D
   return { dataDir, remove: () => rm(parent, { recursive: true, force: true }) };
 }
 
-/** A port nothing listens on now (the kernel's pick). */
+/**
+ * A port nothing listens on now: the kernel's pick, or, with TEST_PORTS=<from>-<to> (a shared
+ * machine that gives each user a range), one of that range.
+ */
 export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.TEST_PORTS ?? "");
+  if (!range) return await listenOnce(0);
+  const from = Number(range[1]);
+  const size = Number(range[2]) - from + 1;
+  const start = Math.floor(Math.random() * size);
+  for (let i = 0; i < size; i++) {
+    const port = from + ((start + i) % size);
+    try {
+      return await listenOnce(port);
+    } catch {
+      // taken; the next one
+    }
+  }
+  throw new Error(`no free port in TEST_PORTS=${process.env.TEST_PORTS ?? ""}`);
+}
+
+async function listenOnce(port: number): Promise<number> {
   const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
   const address = server.address();
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === "string") throw new Error("no port");

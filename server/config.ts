@@ -334,6 +334,8 @@ export interface Config {
   platform: string;
   sessionSecret: string;
   backendSecret: string;
+  /** Where a generated secret is kept (DATA_DIR/…-secret); undefined when the variable is set. */
+  secretFiles: { SESSION_SECRET?: string | undefined; BACKEND_SECRET?: string | undefined };
   cookieSecure: boolean;
   supportEmail: string;
   /** The legal entity the legal pages name, its registered number and its legal mailbox. */
@@ -469,6 +471,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     platform: e.PLATFORM_CODE,
     sessionSecret: e.SESSION_SECRET ?? keptSecret(dataDir, "session-secret"),
     backendSecret,
+    secretFiles: {
+      SESSION_SECRET: e.SESSION_SECRET === undefined ? path.join(dataDir, "session-secret") : undefined,
+      BACKEND_SECRET: e.BACKEND_SECRET === undefined ? path.join(dataDir, "backend-secret") : undefined,
+    },
     cookieSecure: e.COOKIE_SECURE ?? e.NODE_ENV === "production",
     supportEmail: e.SUPPORT_EMAIL,
     companyName: e.COMPANY_NAME,
@@ -512,4 +518,30 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           : (e.CONFIRMATIONS_ETH ?? DEFAULT_CONFIRMATIONS.ETH)),
     },
   };
+}
+
+/**
+ * The secrets this process must share with every other on its database (record 051): the
+ * web tier's SESSION_SECRET always (its sessions live in this database), BACKEND_SECRET when
+ * the backend runs here (a web tier with BACKEND_URL derives nothing from it).
+ */
+export function sharedSecrets(
+  config: Config,
+): { name: "BACKEND_SECRET" | "SESSION_SECRET"; value: string; keptIn: string | undefined }[] {
+  return [
+    ...(config.backendUrl
+      ? []
+      : [
+          {
+            name: "BACKEND_SECRET" as const,
+            value: config.backendSecret,
+            keptIn: config.secretFiles.BACKEND_SECRET,
+          },
+        ]),
+    {
+      name: "SESSION_SECRET" as const,
+      value: config.sessionSecret,
+      keptIn: config.secretFiles.SESSION_SECRET,
+    },
+  ];
 }

@@ -4,6 +4,7 @@ import type { CapacityReport } from "./capacity.ts";
 import type { machine } from "./lib.ts";
 import type { CannonFigures, PageReport } from "./pages.ts";
 import type { SendReport } from "./sends.ts";
+import { hostsSection, type HostsReport } from "./hosts.ts";
 
 export interface DatabaseRun {
   database: "postgres" | "pglite";
@@ -32,6 +33,8 @@ export interface BenchResults {
   mailsReceived?: number;
   runs: DatabaseRun[];
   weight?: WeightReport;
+  /** Two hosts behind nginx beside one (BENCH_ONLY=hosts, PostgreSQL). */
+  hosts?: HostsReport | { error: string };
   totalSeconds?: number;
 }
 
@@ -221,6 +224,7 @@ export function renderMarkdown(results: BenchResults): string {
     ...pagesSection(results),
     ...sendsSection(results),
     ...weightSection(results),
+    ...hostsSection(results.hosts),
   ];
   return lines.join("\n").trimEnd();
 }

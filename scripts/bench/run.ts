@@ -41,6 +41,7 @@ import {
 } from "./seed.ts";
 import { mintSessions, signInThroughForm, type MintOptions } from "./sessions.ts";
 import { runSends, type SendSettings } from "./sends.ts";
+import { runHosts } from "./hosts.ts";
 import { startSmtpSink } from "../../tests/support/smtp-sink.ts";
 
 // ---------------------------------------------------------------------------
@@ -62,8 +63,8 @@ function listEnv(name: string, fallback: string): string[] {
     .filter(Boolean);
 }
 
-type Section = "capacity" | "pages" | "sends" | "weight";
-const SECTIONS: Section[] = ["capacity", "pages", "sends", "weight"];
+type Section = "capacity" | "pages" | "sends" | "weight" | "hosts";
+const SECTIONS: Section[] = ["capacity", "pages", "sends", "weight", "hosts"];
 const databases = listEnv("BENCH_DB", "postgres,pglite");
 for (const d of databases) if (d !== "postgres" && d !== "pglite") throw new Error(`BENCH_DB: unknown ${d}`);
 const only = listEnv("BENCH_ONLY", SECTIONS.join(","));
@@ -403,6 +404,20 @@ try {
         error: message.slice(0, 500),
       });
     }
+  }
+  // Two hosts behind nginx beside one host, on PostgreSQL (scripts/bench/hosts.ts, record 051).
+  if (wants("hosts") && databases.includes("postgres")) {
+    results.hosts = await section("hosts", () =>
+      runHosts({
+        capacity: {
+          ...capacitySettings,
+          levels: listEnv("BENCH_HOSTS_LEVELS", capacitySettings.levels.join(",")).map(Number),
+        },
+        accounts: capacityAccounts,
+        workersPerHost: numberEnv("BENCH_HOSTS_WORKERS", 2),
+        ports: { first: port + 10, second: port + 11, nginx: port + 12 },
+      }),
+    );
   }
   if (wants("weight") && !results.weight) {
     // No server run above (BENCH_DB empty): nothing to point Lighthouse at.

@@ -247,12 +247,14 @@ export async function seedSenders(
   ctx: AccountsContext,
   count: number,
   concurrency: number,
+  /** The e-mails' start (`<tag>-<i>@bench.example`): another tag, other senders on the same database. */
+  tag = "sender",
 ): Promise<Sender[]> {
   return inParallel(
     Array.from({ length: count }, (_, i) => i),
     concurrency,
     async (i) => {
-      const user = await newAccount(ctx, `sender-${i}@bench.example`, PASSWORD);
+      const user = await newAccount(ctx, `${tag}-${i}@bench.example`, PASSWORD);
       const walletId = await issuedWallet(ctx.db, user.userId, "ETH");
       await deposit(ctx.db, walletId, "ETH", 1000n * 10n ** 18n);
       return { ...user, walletId, destination: freshAddress("ETH") };

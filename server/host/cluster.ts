@@ -6,7 +6,8 @@ import cluster from "node:cluster";
 import { createServer as createNetServer, type Server as NetServer } from "node:net";
 import { log } from "../../common/log.ts";
 import { openDatabase } from "../backend/db/index.ts";
-import type { Config } from "../config.ts";
+import { checkSecrets } from "../backend/db/secret-checks.ts";
+import { sharedSecrets, type Config } from "../config.ts";
 import { gatherWorkers, listenMetrics, promClient } from "./metrics.ts";
 
 /**
@@ -33,7 +34,12 @@ export async function runPrimary(config: Config) {
     await holdPort(port);
   }
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await database.close();
+  // Refused here, once, rather than by each worker, which would be started again and again (record 051).
+  try {
+    await checkSecrets(database.db, sharedSecrets(config));
+  } finally {
+    await database.close();
+  }
   let stopping = false;
   const fork = () => cluster.fork({ PORT: String(port) });
   // The workers' metrics, gathered on METRICS_PORT (record 021).

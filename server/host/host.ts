@@ -10,7 +10,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { log } from "../../common/log.ts";
 import { openDatabase, type Database } from "../backend/db/index.ts";
 import { DataDirLockedError } from "../backend/db/lock.ts";
-import { ConfigError, loadConfig, type Config } from "../config.ts";
+import { checkSecrets, SecretMismatchError } from "../backend/db/secret-checks.ts";
+import { ConfigError, loadConfig, sharedSecrets, type Config } from "../config.ts";
 import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath } from "../ops/socket.ts";
 import { mountApi } from "./api.ts";
@@ -30,6 +31,13 @@ export interface RunningHost {
 
 export async function startHost(config: Config, source?: WebTierSource): Promise<RunningHost> {
   const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Before anything is served or written: this process's secrets are the database's (record 051).
+  try {
+    await checkSecrets(database.db, sharedSecrets(config));
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
   const api = await mountApi(config, database);
   // Live events for signed-in pages (record 033): the database's notifications, when the backend
   // that raises them writes to this database (in-process). With a remote backend pages poll.
@@ -150,8 +158,13 @@ export async function main(
     }
     host = await startHost(config, await options.web?.(config));
   } catch (error) {
-    // Refused before listening (the data folder's lock, record 019; a taken port): one clear line.
-    if (error instanceof DataDirLockedError || error instanceof StartError) {
+    // Refused before listening (the data folder's lock, record 019; a taken port; a secret that
+    // is not the database's, record 051): one clear line.
+    if (
+      error instanceof DataDirLockedError ||
+      error instanceof StartError ||
+      error instanceof SecretMismatchError
+    ) {
       console.error(error.message);
       process.exit(1);
     }

@@ -25,7 +25,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // The configuration and the database load only once the arguments have passed the
     // checks that need neither, so --help and typos answer at once.
-    const { loadConfig } = await import("../config.ts");
+    const { loadConfig, sharedSecrets } = await import("../config.ts");
     const config = loadConfig();
     if (!config.databaseUrl) {
       // The embedded database is held by a running server: let it run the command.
@@ -44,6 +44,10 @@ export async function main(argv: string[]): Promise<number> {
     }
     const { openDatabase } = await import("../backend/db/index.ts");
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    // A command derives keys from the secrets as the server does: with others, it would seal
+    // an enrolment or count sessions under keys no server of this database uses (record 051).
+    const { checkSecrets } = await import("../backend/db/secret-checks.ts");
+    await checkSecrets(database.db, sharedSecrets(config));
     process.stdout.write(await execute(invocation, { db: database.db, config }));
     return 0;
   } catch (error) {

@@ -13,8 +13,9 @@ import { parseArgs } from "node:util";
 import { eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { PgTable } from "drizzle-orm/pg-core";
 import { COINS, type Ticker } from "../../common/coins.ts";
-import { ConfigError, loadConfig, type Config } from "../config.ts";
+import { ConfigError, loadConfig, sharedSecrets, type Config } from "../config.ts";
 import { openDatabase, type AppDb, type Database } from "../backend/db/index.ts";
+import { checkSecrets, SecretMismatchError } from "../backend/db/secret-checks.ts";
 import { messageReads, messages, users, withdrawals } from "../backend/db/schema.ts";
 import { createAccount, login, type AccountsContext } from "../backend/domain/accounts.ts";
 import { validateAddress } from "../../common/addresses.ts";
@@ -274,6 +275,7 @@ export async function main(argv: string[]): Promise<number> {
       );
     }
     database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    await checkSecrets(database.db, sharedSecrets(config));
     const ctx: AccountsContext = { db: database.db, keys: deriveServerKeys(config.backendSecret) };
 
     const created = await createAccount(ctx, DEMO_EMAIL, DEMO_PASSWORD);
@@ -314,7 +316,9 @@ export async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     const message =
-      error instanceof DemoError || error instanceof ConfigError ? error.message : String(error);
+      error instanceof DemoError || error instanceof ConfigError || error instanceof SecretMismatchError
+        ? error.message
+        : String(error);
     process.stderr.write(
       `error: ${message
         .split("\n")

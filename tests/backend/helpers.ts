@@ -55,8 +55,11 @@ export async function openTempPglite(opts: { useTemplate?: boolean } = {}): Prom
 }
 
 /** A uniquely named, empty database on the server behind adminUrl; drop() drops it WITH (FORCE). */
-export async function createTempPostgres(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `coinkeep_test_${randomBytes(6).toString("hex")}`;
+export async function createTempPostgres(
+  adminUrl: string,
+  prefix = "coinkeep_test_",
+): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `${prefix}${randomBytes(6).toString("hex")}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: adminUrl });
     await client.connect();

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { validateAddress } from "../../common/addresses.ts";
 import { deriveAddress, KEYED_COINS } from "../../server/backend/custody/derive.ts";
-import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER } from "../../server/config.ts";
+import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER, sharedSecrets } from "../../server/config.ts";
 import { TRON_KEY, TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
 
 const dirs: string[] = [];
@@ -18,6 +18,32 @@ afterEach(() => {
 });
 
 describe("configuration", () => {
+  test("the secrets checked against the database (record 051): where a generated one is kept; BACKEND_SECRET only with the backend here", () => {
+    const dir = dataDir();
+    const generated = loadConfig({ DATA_DIR: dir });
+    expect(sharedSecrets(generated)).toEqual([
+      {
+        name: "BACKEND_SECRET",
+        value: readFileSync(path.join(dir, "backend-secret"), "utf8").trim(),
+        keptIn: path.join(dir, "backend-secret"),
+      },
+      {
+        name: "SESSION_SECRET",
+        value: readFileSync(path.join(dir, "session-secret"), "utf8").trim(),
+        keptIn: path.join(dir, "session-secret"),
+      },
+    ]);
+    const set = { DATA_DIR: dataDir(), BACKEND_SECRET: "b".repeat(32), SESSION_SECRET: "s".repeat(32) };
+    expect(sharedSecrets(loadConfig(set))).toEqual([
+      { name: "BACKEND_SECRET", value: "b".repeat(32), keptIn: undefined },
+      { name: "SESSION_SECRET", value: "s".repeat(32), keptIn: undefined },
+    ]);
+    // A web tier fronting a remote backend derives nothing from BACKEND_SECRET.
+    expect(sharedSecrets(loadConfig({ ...set, BACKEND_URL: "https://backend.internal/api" }))).toEqual([
+      { name: "SESSION_SECRET", value: "s".repeat(32), keptIn: undefined },
+    ]);
+  });
+
   test("defaults serve a local run", () => {
     const config = loadConfig({ DATA_DIR: dataDir() });
     expect(config).toMatchObject({

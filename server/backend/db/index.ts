@@ -81,7 +81,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     pool.on("error", () => {});
     try {
       const db = drizzlePg({ client: pool, schema });
-      await migratePg(db, { migrationsFolder });
+      await migrateAlone(pool, () => migratePg(db, { migrationsFolder }));
       const url = opts.databaseUrl;
       return {
         db,
@@ -147,6 +147,29 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await client.close().catch(() => {});
     await lock.release();
     throw error;
+  }
+}
+
+/** The advisory lock key of the migrations (any fixed number; "CKMIGRAT" in ASCII). */
+const MIGRATION_LOCK = 0x434b4d4947524154n;
+
+/**
+ * Runs the migrations while holding a session-level advisory lock on a connection of its own:
+ * hosts (or a cluster's primaries) starting at once on one PostgreSQL would otherwise each
+ * apply the same migration, and all but one fail at start ("relation … already exists",
+ * record 051). The second waits, then finds nothing left to apply.
+ */
+async function migrateAlone(pool: pg.Pool, migrate: () => Promise<void>): Promise<void> {
+  const holder = await pool.connect();
+  try {
+    await holder.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK.toString()]);
+    try {
+      await migrate();
+    } finally {
+      await holder.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK.toString()]);
+    }
+  } finally {
+    holder.release();
   }
 }
 

@@ -905,3 +905,16 @@ export const fxRateDays = pgTable(
     check("fx_rate_days_multiplier_format", sql`multiplier ~ '^[0-9]+(\\.[0-9]+)?$'`),
   ],
 );
+/**
+ * A check value of each secret every process on this database must share (record 051):
+ * HMAC-SHA-256 keyed with the secret over a fixed label, written by the first process that
+ * starts on the database and compared by every later one, which refuses to start on a
+ * mismatch. Never the secret itself, nor anything it follows from.
+ */
+export const secretChecks = pgTable("secret_checks", {
+  /** The variable: 'BACKEND_SECRET' | 'SESSION_SECRET'. */
+  name: text("name").primaryKey(),
+  /** Hex HMAC-SHA-256(secret, "coinkeep secret check v1:" + name). */
+  checkValue: text("check_value").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
