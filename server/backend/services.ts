@@ -40,13 +40,13 @@ import {
 import { normaliseEmail, updatePassword } from "./domain/accounts.ts";
 import { phraseMatches, samePassword, type ServerKeys } from "./domain/crypto.ts";
 import { openMessage, storeSupportMessage } from "./domain/messages.ts";
-import { isLimited, type Limited, type RateLimiter } from "./domain/rate-limits.ts";
+import { isLimited, type Limited, type RateLimiter, type RateLimitRow } from "./domain/rate-limits.ts";
 import { requestSend, type SendResult } from "./domain/sends.ts";
 import { clientBalances, requestWallet, unreadMessagesCount } from "./domain/wallets.ts";
 import { dayOf, statementFilename, statementRequest } from "../../common/contract/statement.ts";
 import { statementStream } from "./domain/statements.ts";
 import { balancesForUser } from "./domain/ledger.ts";
-import { readPage, type PageRead } from "./domain/page-read.ts";
+import { readPage, readSendCheck, type PageRead, type SendCheckRead } from "./domain/page-read.ts";
 import type { AppDb } from "./db/index.ts";
 import { emailState, noteSignIn, requestVerification } from "./domain/email.ts";
 import { recordSecurityEvent } from "./domain/security-audit.ts";
@@ -189,25 +189,41 @@ async function checkWordsForPage(
   return result;
 }
 
-async function readPageAndCheck(
+function readPageAndCheck(
   ctx: ServicesContext,
   caller: Caller,
   email: string,
   words: string | readonly string[],
 ): Promise<PageCheck> {
+  return readAndCheck(ctx, caller, email, words, (normalised, keys) =>
+    readPage(ctx.db, normalised, keys),
+  ).then((result) => (result.ok ? { ...result, page: result.read } : result));
+}
+
+/**
+ * A words check whose account and counters come from a read of the caller's, made in one
+ * statement with what the call needs next (record 052): the counters weighed, the phrase
+ * compared (against a placeholder for an unknown e-mail, as checkCredentials does) and the
+ * outcome counted exactly as checkWordsNow does. `read` is the statement's whole answer.
+ */
+async function readAndCheck<R extends { user: PageRead["user"]; limits: RateLimitRow[] }>(
+  ctx: ServicesContext,
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+  reader: (normalised: string, keys: { pairKey: string; ipKey: string | null } | null) => Promise<R>,
+): Promise<WordsCheck & { read?: R }> {
   const limits = ctx.limits;
-  const page = await readPage(
-    ctx.db,
+  const read = await reader(
     normaliseEmail(email),
     limits ? limits.wordsCheckKeys(email, caller.senderIp) : null,
   );
-  const before = limits ? await limits.wordsCheckVerdict(email, caller.senderIp, page.limits) : undefined;
+  const before = limits ? await limits.wordsCheckVerdict(email, caller.senderIp, read.limits) : undefined;
   if (isLimited(before)) return { ok: false, limited: limitedRefusal(before) };
-  // Compared against a placeholder for an unknown e-mail, as checkCredentials does.
-  const matches = phraseMatches(ctx.keys, words, page.user?.phraseHmac ?? "0".repeat(64));
-  const found = page.user && matches ? { userId: page.user.id, email: page.user.email } : null;
+  const matches = phraseMatches(ctx.keys, words, read.user?.phraseHmac ?? "0".repeat(64));
+  const found = read.user && matches ? { userId: read.user.id, email: read.user.email } : null;
   const result = await afterWordsCheck(ctx, caller, email, before, found);
-  return result.ok ? { ...result, page } : result;
+  return result.ok ? { ...result, read } : result;
 }
 
 /** What a request's earlier call read for a later one (Caller.prefetched), taken once. */
@@ -579,13 +595,24 @@ export function createServices(ctx: ServicesContext): BackendServices {
     },
 
     async requestTransaction(body, caller) {
-      const result = await checkWords(ctx, caller, body.email, body.twelveWords);
+      // The words check, whether the key is recorded and whether two-factor is on: one statement
+      // (record 052), unless this request checked the words already (then read one by one).
+      const key = body.idempotencyKey ?? null;
+      const already = caller.checked?.get(checkedKey(body.email, body.twelveWords));
+      const result: WordsCheck & { read?: SendCheckRead } = already
+        ? await checkWords(ctx, caller, body.email, body.twelveWords)
+        : await readAndCheck(ctx, caller, body.email, body.twelveWords, (email, keys) =>
+            readSendCheck(ctx.db, email, keys, key),
+          );
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
+      const checks = result.read;
       // Step-up (issue 27, record 048): with two-factor on, a code or a grant of the last 5
       // minutes; none while a restore's removal waits. A replay of a recorded send needs neither.
-      const replay =
-        body.idempotencyKey !== undefined && (await sendRecorded(ctx.db, result.userId, body.idempotencyKey));
-      if (!replay) {
+      const replay = checks
+        ? checks.recorded
+        : key !== null && (await sendRecorded(ctx.db, result.userId, key));
+      // Without a two-factor row there is no state to read (nor a removal to finish).
+      if (!replay && checks?.twoFactor !== false) {
         const state = await stateOf(result.userId);
         if (state.on && state.removalDueAt !== null) {
           return refusal("two_factor_hold", { detail: twoFactorHoldMessage(state.removalDueAt) });

@@ -2,6 +2,7 @@
 // counters, the wallets with their balances and the unread count in one
 // statement, on every database. Counted at the driver: every statement the
 // backend sends goes through the database client's query().
+import { randomUUID } from "node:crypto";
 import { beforeAll, expect, test } from "vitest";
 import { createInProcessClient } from "../../app/backend.server.ts";
 import { tooManyAttempts } from "../../common/contract/refusals.ts";
@@ -13,7 +14,15 @@ import { readPage } from "../../server/backend/domain/page-read.ts";
 import { DEFAULT_RATE_LIMITS } from "../../server/backend/domain/rate-limits.ts";
 import { unreadMessagesCount } from "../../server/backend/domain/wallets.ts";
 import { describeEachDatabase } from "./api-suite.ts";
-import { createTestHandler, fundedWallet, PLATFORM, uniqueEmail, type TestHandler } from "./helpers.ts";
+import {
+  createTestHandler,
+  fundedWallet,
+  PLATFORM,
+  randomAddress,
+  sendCount,
+  uniqueEmail,
+  type TestHandler,
+} from "./helpers.ts";
 
 const WRONG_WORDS = Array.from({ length: 12 }, () => "abandon");
 
@@ -137,5 +146,30 @@ describeEachDatabase("a signed-in page's read on $name", (getDatabase) => {
       },
     );
     expect(elsewhere.ok).toBe(true);
+  });
+
+  test("a send through call 6 without two-factor: its checks in one statement, then the hold; the same key again replays it", async () => {
+    const { walletId } = await fundedWallet(db, holder.userId, "DOGE", { deposit: "100" });
+    const client = () => createInProcessClient(handler.services, PLATFORM, "198.51.100.24");
+    const send = {
+      email: holder.email,
+      twelveWords: holder.twelveWords,
+      walletId,
+      amount: "1.5",
+      receiverWalletAddress: randomAddress("DOGE"),
+      idempotencyKey: randomUUID(),
+    };
+    // A process's first send of a wallet reads the wallet (then known), and a coin's first send
+    // makes the coin's held-sends account: the figure is a send's after those.
+    const warm = await client().requestTransaction({ ...send, idempotencyKey: randomUUID() });
+    expect(warm.ok).toBe(true);
+    const first = await statementsOf(db, () => client().requestTransaction(send));
+    expect(first.statements).toBe(2);
+    if (!first.result.ok) throw new Error("the send was refused");
+    const again = await statementsOf(db, () => client().requestTransaction(send));
+    expect(again.result).toEqual(first.result);
+    expect(await sendCount(db, walletId)).toBe(2);
+    const balances = await client().clientBalances({ email: holder.email, twelveWords: holder.twelveWords });
+    expect(balances.ok && balances.data.balances[walletId]).toBe("97");
   });
 });

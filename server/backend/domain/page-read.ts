@@ -14,7 +14,17 @@ import { getTableName, sql } from "drizzle-orm";
 import type { PgColumn } from "drizzle-orm/pg-core";
 import type { Ticker } from "../../../common/coins.ts";
 import { perDatabase, type AppDb } from "../db/index.ts";
-import { ledgerAccounts, messageReads, messages, pauses, rateLimits, users, wallets } from "../db/schema.ts";
+import {
+  holderTwoFactor,
+  ledgerAccounts,
+  messageReads,
+  messages,
+  pauses,
+  rateLimits,
+  sendRequests,
+  users,
+  wallets,
+} from "../db/schema.ts";
 import { toTicker, type WalletBalance } from "./ledger.ts";
 import type { RateLimitRow } from "./rate-limits.ts";
 
@@ -61,25 +71,36 @@ function json<T>(value: string | unknown[] | null): T[] {
   return (typeof value === "string" ? JSON.parse(value) : value) as T[];
 }
 
-// Every signed-in page makes it: prepared once per database, so it is parsed and planned once per
-// connection (PGlite parses in WebAssembly: a plan of this size costs more than its reading).
 /**
  * A column with its table's name: drizzle writes a select's fields unqualified, and these
  * subqueries join tables that share column names.
  */
 const c = (column: PgColumn) => sql.raw(`"${getTableName(column.table)}"."${column.name}"`);
 
+/** What every words check reads: the account (by the placeholder `email`) and the two counters. */
+const credentialFields = {
+  id: sql<string | null>`account.id`,
+  email: sql<string | null>`account.email`,
+  phrase_hmac: sql<string | null>`account.phrase_hmac`,
+  limits: sql<Raw["limits"]>`(SELECT json_agg(json_build_object(
+      'key', ${c(rateLimits.key)}, 'hits', ${c(rateLimits.hits)},
+      'windowStartedAt', ${c(rateLimits.windowStartedAt)}, 'blockedUntil', ${c(rateLimits.blockedUntil)}))
+    FROM ${rateLimits}
+    WHERE ${c(rateLimits.key)} IN (${sql.placeholder("pairKey")}, ${sql.placeholder("ipKey")}))`,
+};
+
+/** One row always: the account's columns are NULL when no account has the e-mail. */
+const accountRow = sql`(SELECT 1) AS one LEFT JOIN (
+    SELECT ${c(users.id)} AS id, ${c(users.email)} AS email, ${c(users.phraseHmac)} AS phrase_hmac,
+           ${c(users.createdAt)} AS created_at
+    FROM ${users} WHERE ${c(users.email)} = ${sql.placeholder("email")}) AS account ON true`;
+
+// Every signed-in page makes it: prepared once per database, so it is parsed and planned once per
+// connection (PGlite parses in WebAssembly: a plan of this size costs more than its reading).
 const pageQuery = perDatabase((db) =>
   db
     .select({
-      id: sql<string | null>`account.id`,
-      email: sql<string | null>`account.email`,
-      phrase_hmac: sql<string | null>`account.phrase_hmac`,
-      limits: sql<Raw["limits"]>`(SELECT json_agg(json_build_object(
-          'key', ${c(rateLimits.key)}, 'hits', ${c(rateLimits.hits)},
-          'windowStartedAt', ${c(rateLimits.windowStartedAt)}, 'blockedUntil', ${c(rateLimits.blockedUntil)}))
-        FROM ${rateLimits}
-        WHERE ${c(rateLimits.key)} IN (${sql.placeholder("pairKey")}, ${sql.placeholder("ipKey")}))`,
+      ...credentialFields,
       unread: sql<Raw["unread"]>`(SELECT count(*) FROM ${messages}
         LEFT JOIN ${messageReads}
           ON ${c(messageReads.messageId)} = ${c(messages.id)} AND ${c(messageReads.userId)} = account.id
@@ -97,14 +118,24 @@ const pageQuery = perDatabase((db) =>
         FROM ${wallets} INNER JOIN ${ledgerAccounts} ON ${c(ledgerAccounts.walletId)} = ${c(wallets.id)}
         WHERE ${c(wallets.userId)} = account.id)`,
     })
-    .from(
-      sql`(SELECT 1) AS one LEFT JOIN (
-        SELECT ${c(users.id)} AS id, ${c(users.email)} AS email, ${c(users.phraseHmac)} AS phrase_hmac,
-               ${c(users.createdAt)} AS created_at
-        FROM ${users} WHERE ${c(users.email)} = ${sql.placeholder("email")}) AS account ON true`,
-    )
+    .from(accountRow)
     .prepare("coinkeep_page_read"),
 );
+
+/** The counters as the limiter weighs them. */
+function limitsOf(row: Pick<Raw, "limits">): RateLimitRow[] {
+  return json<RawLimit>(row.limits).map((limit): RateLimitRow => ({
+    key: limit.key,
+    hits: Number(limit.hits),
+    windowStartedAt: new Date(limit.windowStartedAt),
+    blockedUntil: limit.blockedUntil === null ? null : new Date(limit.blockedUntil),
+  }));
+}
+
+/** The placeholders of the counters' keys. Counter keys are hex HMACs: "" is none of them. */
+function limitKeys(keys: { pairKey: string; ipKey: string | null } | null) {
+  return { pairKey: keys?.pairKey ?? "", ipKey: keys ? (keys.ipKey ?? keys.pairKey) : "" };
+}
 
 /**
  * The one statement. `email` is normalised; `keys` are the words check's two
@@ -116,20 +147,10 @@ export async function readPage(
   email: string,
   keys: { pairKey: string; ipKey: string | null } | null,
 ): Promise<PageRead> {
-  // Counter keys are hex HMACs: "" is none of them.
-  const rows = await pageQuery(db).execute({
-    email,
-    pairKey: keys?.pairKey ?? "",
-    ipKey: keys ? (keys.ipKey ?? keys.pairKey) : "",
-  });
+  const rows = await pageQuery(db).execute({ email, ...limitKeys(keys) });
   const [row] = rows as Raw[];
   if (!row) throw new Error("the page read answered no row");
-  const limits = json<RawLimit>(row.limits).map((limit): RateLimitRow => ({
-    key: limit.key,
-    hits: Number(limit.hits),
-    windowStartedAt: new Date(limit.windowStartedAt),
-    blockedUntil: limit.blockedUntil === null ? null : new Date(limit.blockedUntil),
-  }));
+  const limits = limitsOf(row);
   if (row.id === null || row.email === null || row.phrase_hmac === null) {
     return { user: undefined, limits, wallets: [], unread: 0 };
   }
@@ -150,5 +171,66 @@ export async function readPage(
         sendsPaused: wallet.sendsPaused,
       };
     }),
+  };
+}
+
+/** A send's checks before its hold (call 6): the words check's, and what decides its step-up. */
+export interface SendCheckRead {
+  user: PageRead["user"];
+  limits: RateLimitRow[];
+  /** The idempotency key is recorded for the account (a replay needs no code). */
+  recorded: boolean;
+  /** The account has a holder_two_factor row (its state is then read in full, as before). */
+  twoFactor: boolean;
+}
+
+interface RawSendCheck extends Pick<Raw, "id" | "email" | "phrase_hmac" | "limits"> {
+  recorded: boolean | null;
+  two_factor: boolean | null;
+}
+
+// Every send through the API makes it: prepared once per database.
+const sendCheckQuery = perDatabase((db) =>
+  db
+    .select({
+      ...credentialFields,
+      recorded: sql<boolean | null>`EXISTS (SELECT 1 FROM ${sendRequests}
+        WHERE ${c(sendRequests.userId)} = account.id
+          AND ${c(sendRequests.idempotencyKey)} = ${sql.placeholder("idempotencyKey")})`,
+      two_factor: sql<boolean | null>`EXISTS (SELECT 1 FROM ${holderTwoFactor}
+        WHERE ${c(holderTwoFactor.userId)} = account.id)`,
+    })
+    .from(accountRow)
+    .prepare("coinkeep_send_check"),
+);
+
+/**
+ * A send's words check (the account, its counters) with whether its idempotency key is recorded
+ * and whether two-factor is on, in one statement: a send without two-factor is this and its hold
+ * (record 052). `idempotencyKey` null: no key (recorded is then false).
+ */
+export async function readSendCheck(
+  db: AppDb,
+  email: string,
+  keys: { pairKey: string; ipKey: string | null } | null,
+  idempotencyKey: string | null,
+): Promise<SendCheckRead> {
+  const rows = await sendCheckQuery(db).execute({
+    email,
+    ...limitKeys(keys),
+    // No key is recorded under "" (call 6 refuses an empty key): the EXISTS finds nothing.
+    idempotencyKey: idempotencyKey ?? "",
+  });
+  const [row] = rows as RawSendCheck[];
+  if (!row) throw new Error("the send check answered no row");
+  const limits = limitsOf(row);
+  if (row.id === null || row.email === null || row.phrase_hmac === null) {
+    return { user: undefined, limits, recorded: false, twoFactor: false };
+  }
+  return {
+    user: { id: row.id, email: row.email, phraseHmac: row.phrase_hmac },
+    limits,
+    recorded: idempotencyKey !== null && row.recorded === true,
+    twoFactor: row.two_factor === true,
   };
 }
