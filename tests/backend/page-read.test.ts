@@ -46,6 +46,8 @@ describeEachDatabase("a signed-in page's read on $name", (getDatabase) => {
   let db: AppDb;
   let handler: TestHandler;
   let holder: { email: string; twelveWords: string[]; userId: string };
+  /** A request's client, as the web tier makes one per request. */
+  const requestClient = () => createInProcessClient(handler.services, PLATFORM, "198.51.100.24");
 
   beforeAll(async () => {
     db = getDatabase().database.db;
@@ -150,7 +152,6 @@ describeEachDatabase("a signed-in page's read on $name", (getDatabase) => {
 
   test("a send through call 6 without two-factor: its checks in one statement, then the hold; the same key again replays it", async () => {
     const { walletId } = await fundedWallet(db, holder.userId, "DOGE", { deposit: "100" });
-    const client = () => createInProcessClient(handler.services, PLATFORM, "198.51.100.24");
     const send = {
       email: holder.email,
       twelveWords: holder.twelveWords,
@@ -161,15 +162,15 @@ describeEachDatabase("a signed-in page's read on $name", (getDatabase) => {
     };
     // A process's first send of a wallet reads the wallet (then known), and a coin's first send
     // makes the coin's held-sends account: the figure is a send's after those.
-    const warm = await client().requestTransaction({ ...send, idempotencyKey: randomUUID() });
+    const warm = await requestClient().requestTransaction({ ...send, idempotencyKey: randomUUID() });
     expect(warm.ok).toBe(true);
-    const first = await statementsOf(db, () => client().requestTransaction(send));
+    const first = await statementsOf(db, () => requestClient().requestTransaction(send));
     expect(first.statements).toBe(2);
     if (!first.result.ok) throw new Error("the send was refused");
-    const again = await statementsOf(db, () => client().requestTransaction(send));
+    const again = await statementsOf(db, () => requestClient().requestTransaction(send));
     expect(again.result).toEqual(first.result);
     expect(await sendCount(db, walletId)).toBe(2);
-    const balances = await client().clientBalances({ email: holder.email, twelveWords: holder.twelveWords });
+    const balances = await requestClient().clientBalances({ email: holder.email, twelveWords: holder.twelveWords });
     expect(balances.ok && balances.data.balances[walletId]).toBe("97");
   });
 });

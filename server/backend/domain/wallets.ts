@@ -257,17 +257,18 @@ interface TransactionRowsQuery {
   limit: number;
 }
 
-/**
- * Deposits (credited and pending) and sends, each newest first (ties by id), at
- * most `limit` of each, in one round trip: each part is its own limited, ordered select.
- */
-async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
+/** One shape of transactionRows' union, its values as placeholders (walletId, userId, before, limit). */
+function transactionQuery(db: AppDb, q: { byWallet: boolean; before: boolean }) {
+  const walletId = sql.placeholder("walletId");
+  const userId = sql.placeholder("userId");
+  const before = sql`${sql.placeholder("before")}::timestamptz`;
+  const limit = sql.placeholder("limit");
   // With a wallet the filter names the index's first column (an account id found in a subquery
   // for deposits), so PostgreSQL reads the index backwards and stops after `limit` rows; through
   // the join to wallets it would read all of the wallet's rows and sort them.
-  const depositAccount = q.walletId
-    ? sql`${ledgerTransfers.creditAccountId} = (SELECT ${ledgerAccounts.id} FROM ${ledgerAccounts} WHERE ${ledgerAccounts.walletId} = ${q.walletId})`
-    : eq(wallets.userId, q.userId);
+  const depositAccount = q.byWallet
+    ? sql`${ledgerTransfers.creditAccountId} = (SELECT ${ledgerAccounts.id} FROM ${ledgerAccounts} WHERE ${ledgerAccounts.walletId} = ${walletId}::uuid)`
+    : sql`${wallets.userId} = ${userId}::uuid`;
   const deposits = db
     .select({
       kind: sql<"deposit" | "send" | "unconfirmed">`'deposit'`.as("kind"),
@@ -289,11 +290,11 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
       and(
         depositAccount,
         eq(ledgerTransfers.kind, "deposit"),
-        q.before ? lt(ledgerTransfers.createdAt, q.before) : undefined,
+        q.before ? lt(ledgerTransfers.createdAt, before) : undefined,
       ),
     )
     .orderBy(desc(ledgerTransfers.createdAt), desc(ledgerTransfers.id))
-    .limit(q.limit);
+    .limit(limit);
   const sends = db
     .select({
       kind: sql<"deposit" | "send" | "unconfirmed">`'send'`.as("kind"),
@@ -310,12 +311,14 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     .innerJoin(wallets, eq(wallets.id, withdrawals.walletId))
     .where(
       and(
-        q.walletId ? eq(withdrawals.walletId, q.walletId) : eq(wallets.userId, q.userId),
-        q.before ? lt(withdrawals.createdAt, q.before) : undefined,
+        q.byWallet
+          ? sql`${withdrawals.walletId} = ${walletId}::uuid`
+          : sql`${wallets.userId} = ${userId}::uuid`,
+        q.before ? lt(withdrawals.createdAt, before) : undefined,
       ),
     )
     .orderBy(desc(withdrawals.createdAt), desc(withdrawals.id))
-    .limit(q.limit);
+    .limit(limit);
   // Deposits still waiting for confirmations (record 040): not in the ledger yet, so not in the
   // balance; read through chain_deposits_pending_idx (wallet, created_at, id), newest first.
   const unconfirmed = db
@@ -333,17 +336,50 @@ async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
     .from(chainDeposits)
     .where(
       and(
-        q.walletId
-          ? eq(chainDeposits.walletId, q.walletId)
-          : sql`${chainDeposits.walletId} IN (SELECT ${wallets.id} FROM ${wallets} WHERE ${wallets.userId} = ${q.userId})`,
+        q.byWallet
+          ? sql`${chainDeposits.walletId} = ${walletId}::uuid`
+          : sql`${chainDeposits.walletId} IN (SELECT ${wallets.id} FROM ${wallets} WHERE ${wallets.userId} = ${userId}::uuid)`,
         // A literal, not a parameter: the planner matches it with the partial index's predicate.
         sql`${chainDeposits.status} = 'pending'`,
-        q.before ? lt(chainDeposits.createdAt, q.before) : undefined,
+        q.before ? lt(chainDeposits.createdAt, before) : undefined,
       ),
     )
     .orderBy(desc(chainDeposits.createdAt), desc(chainDeposits.id))
-    .limit(q.limit);
-  const rows = await unionAll(deposits, sends, unconfirmed);
+    .limit(limit);
+  return unionAll(deposits, sends, unconfirmed).prepare(
+    `coinkeep_transactions_${q.byWallet ? "wallet" : "user"}${q.before ? "_before" : ""}`,
+  );
+}
+
+// Every wallet page and /history reads one page of transactions: the four shapes (one wallet or
+// all of the user's, older than a date or not) are each built and prepared once per database, so
+// a request neither builds the union nor has the database parse and plan it again (record 052).
+const transactionQueries = perDatabase((db) => ({
+  wallet: transactionQuery(db, { byWallet: true, before: false }),
+  walletBefore: transactionQuery(db, { byWallet: true, before: true }),
+  user: transactionQuery(db, { byWallet: false, before: false }),
+  userBefore: transactionQuery(db, { byWallet: false, before: true }),
+}));
+
+/**
+ * Deposits (credited and pending) and sends, each newest first (ties by id), at
+ * most `limit` of each, in one round trip: each part is its own limited, ordered select.
+ */
+async function transactionRows(db: AppDb, q: TransactionRowsQuery) {
+  const queries = transactionQueries(db);
+  const query = q.walletId
+    ? q.before
+      ? queries.walletBefore
+      : queries.wallet
+    : q.before
+      ? queries.userBefore
+      : queries.user;
+  const rows = await query.execute({
+    walletId: q.walletId ?? null,
+    userId: q.userId,
+    before: q.before?.toISOString() ?? null,
+    limit: q.limit,
+  });
   return {
     deposits: rows
       .filter((r) => r.kind !== "send")
