@@ -170,7 +170,10 @@ describeEachDatabase("a signed-in page's read on $name", (getDatabase) => {
     const again = await statementsOf(db, () => requestClient().requestTransaction(send));
     expect(again.result).toEqual(first.result);
     expect(await sendCount(db, walletId)).toBe(2);
-    const balances = await requestClient().clientBalances({ email: holder.email, twelveWords: holder.twelveWords });
+    const balances = await requestClient().clientBalances({
+      email: holder.email,
+      twelveWords: holder.twelveWords,
+    });
     expect(balances.ok && balances.data.balances[walletId]).toBe("97");
   });
 });
