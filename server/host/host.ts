@@ -15,6 +15,7 @@ import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath } from "../ops/socket.ts";
 import { mountApi } from "./api.ts";
 import { ownSocketPerWorker, runPrimary, StartError } from "./cluster.ts";
+import { answerBenchStats, createBenchStats } from "./bench-stats.ts";
 import { createLiveEvents } from "./live-events.ts";
 import { answerPrimary, createMetrics, listenMetrics, type Metrics } from "./metrics.ts";
 import { serveOpsSocket } from "./ops-socket.ts";
@@ -29,7 +30,15 @@ export interface RunningHost {
 }
 
 export async function startHost(config: Config, source?: WebTierSource): Promise<RunningHost> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The bench's figures (issue 29): nothing unless BENCH_STATS=1.
+  const benchStats = config.benchStats
+    ? createBenchStats(config.databaseUrl ? "postgres" : "pglite")
+    : undefined;
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onWait: benchStats?.wait,
+  });
   const api = await mountApi(config, database);
   // Live events for signed-in pages (record 033): the database's notifications, when the backend
   // that raises them writes to this database (in-process). With a remote backend pages poll.
@@ -43,12 +52,13 @@ export async function startHost(config: Config, source?: WebTierSource): Promise
   );
   const server = await listen(
     config,
-    handleRequests(config, { database, metrics, api: api.listener, web }),
+    handleRequests(config, { database, metrics, api: api.listener, web, benchStats }),
     web.source,
   );
   const port = portOf(server, config);
   web.servesOn(port);
   const metricsServer = await serveMetrics(config, metrics);
+  if (benchStats) answerBenchStats(benchStats);
   const opsServer = await serveOps(config, database);
   log.info("listening", {
     url: `http://${config.host}:${port}`,
