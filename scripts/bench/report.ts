@@ -1,6 +1,7 @@
 // The report: the results' shape, their Markdown rendering (printed, and
 // written between the markers of BENCHMARKS.md with BENCH_WRITE=1).
-import type { CapacityReport } from "./capacity.ts";
+import type { CapacityReport, LevelReport } from "./capacity.ts";
+import { NEIGHBOUR_OTHERS_PCT, NEIGHBOUR_STEAL_PCT, streamMemoryText, verdictText } from "./figures.ts";
 import type { machine } from "./lib.ts";
 import type { CannonFigures, PageReport } from "./pages.ts";
 import type { SendReport } from "./sends.ts";
@@ -103,7 +104,7 @@ function capacitySection(results: BenchResults): string[] {
         const st = level.streams;
         if (!st) continue;
         lines.push(
-          `| ${n(level.users)} | ${n(st.open)} | ${Number.isFinite(st.kibPerStream) ? `${st.kibPerStream} KiB` : "–"} | ${n(st.events.delivered)} | ${st.events.p50} | ` +
+          `| ${n(level.users)} | ${n(st.open)} | ${streamMemoryText(st.memoryPerStream)} | ${n(st.events.delivered)} | ${st.events.p50} | ` +
             `${st.events.p99} | ${st.events.late} | ${st.events.missing} |`,
         );
       }
@@ -124,8 +125,52 @@ function capacitySection(results: BenchResults): string[] {
           `${level.cpu.machinePct} % | ${level.passed ? "pass" : level.overloaded ? "fail (cut short)" : "fail"} |`,
       );
     }
-    lines.push("");
+    lines.push("", ...neighboursTable(c.levels));
   }
+  return lines;
+}
+
+/** A share, or "?" when it could not be measured. */
+const share = (value: number | undefined) =>
+  value === undefined || !Number.isFinite(value) ? "?" : `${value} %`;
+
+/**
+ * Per level, the server's own figures beside the client's and the neighbours' (issue 29): whose
+ * a failure was. Each server process's figures are separated by "/".
+ */
+function neighboursTable(levels: LevelReport[]): string[] {
+  const measured = levels.filter((l) => l.verdict);
+  if (measured.length === 0) return [];
+  const pglite = measured.some((l) => !("na" in l.server) && l.server.driver === "pglite");
+  const lines = [
+    "| users | client p99 ms | server p99 ms | worst event-loop delay per process ms | GC max pause ms | " +
+      `${pglite ? "query queue" : "pool"} waits: queued of asked, p99 / max ms | generator lag p99 / max ms | steal | others' CPU | whose |`,
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+  ];
+  for (const level of measured) {
+    const s = level.server;
+    const m = level.machine;
+    const own =
+      "na" in s
+        ? `n/a (${s.na}) | – | – | – |`
+        : `${s.p99} | ${s.workers.map((w) => w.loopDelayMax).join(" / ")} | ` +
+          `${s.workers.map((w) => w.gcMaxMs).join(" / ")} | ` +
+          `${n(s.database.queued)} of ${n(s.database.asked)}, ${s.database.waitP99} / ${s.database.waitMax} |`;
+    lines.push(
+      `| ${n(level.users)} | ${level.clientP99} | ${own} ${level.generatorLag.p99} / ${level.generatorLag.max} | ` +
+        `${share(m?.stealPct)} | ${share(m?.othersPct)} | ${verdictText(level.verdict)} |`,
+    );
+  }
+  lines.push(
+    "",
+    `Server p99: each request's time in the server processes, from its arrival to its last byte (event ` +
+      `streams left out). A failed level is the **server**'s when its own figures explain it (its p99 at half ` +
+      `the limit or more, answers other than 200, a GC pause or a database wait that long, or its event loop ` +
+      `stalling with the neighbours quiet); a **neighbour**'s when they do not and the load generator lagged ` +
+      `or steal (≥ ${NEIGHBOUR_STEAL_PCT} %) or other processes' CPU (≥ ${NEIGHBOUR_OTHERS_PCT} % of all cores) was high; ` +
+      `"also" names what the other side showed.`,
+    "",
+  );
   return lines;
 }
 
