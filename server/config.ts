@@ -232,6 +232,9 @@ const envSchema = z.object({
   SESSION_MAX_HOURS: z.coerce.number().int().min(1).max(720).default(12),
   // Server processes sharing the port (node:cluster), e.g. one per core; PostgreSQL only (record 018).
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
+  // The bench's figures (issue 29, server/host/bench-stats.ts): off by default. Even when on they
+  // go only over the IPC channel of the process that started the server, never to a port.
+  BENCH_STATS: booleanFlag.default(false),
   // Prometheus metrics (record 021): a listener of their own on METRICS_HOST:METRICS_PORT…
   METRICS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   METRICS_HOST: z.string().min(1).default("127.0.0.1"),
@@ -377,6 +380,8 @@ export interface Config {
   sessionMaxMs: number;
   /** Server processes sharing the port (node:cluster); more than 1 needs DATABASE_URL. */
   workers: number;
+  /** BENCH_STATS: keep the bench's per-process figures and answer them over IPC (off by default). */
+  benchStats: boolean;
   /** Confirmations a deposit needs before it is credited, per coin (CONFIRMATIONS_<TICKER>, record 040). */
   confirmations: Readonly<Record<Ticker, number>>;
 }
@@ -499,6 +504,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sessionIdleMs: Math.min(e.SESSION_IDLE_MINUTES * 60_000, e.SESSION_MAX_HOURS * 3_600_000),
     sessionMaxMs: e.SESSION_MAX_HOURS * 3_600_000,
     workers: e.WORKERS,
+    benchStats: e.BENCH_STATS,
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     metricsToken: e.METRICS_TOKEN,

@@ -1,11 +1,10 @@
 import { redirect } from "react-router";
 import { eventStream } from "remix-utils/sse/server";
 import type { LiveEvent } from "../context.ts";
+import { startHeartbeat } from "../heartbeat.server.ts";
 import { liveSession, services } from "../session.server.ts";
 import type { Route } from "./+types/events";
 
-/** A comment-like event every 25 s keeps proxies and load balancers from closing a quiet stream. */
-const HEARTBEAT_MS = 25_000;
 /** A deadline check is never scheduled further than this ahead (setTimeout's limit is about 24 days). */
 const MAX_WAIT_MS = 3_600_000;
 
@@ -47,7 +46,9 @@ export async function loader({ request, context }: Route.LoaderArgs) {
           send({ event: event.kind, data: event.everyone ? "everyone" : "you" });
         },
       );
-      const heartbeat = setInterval(() => send({ event: "ping", data: "" }), HEARTBEAT_MS);
+      // A ping at least every 25 s keeps proxies and load balancers from closing a quiet stream;
+      // its phase is random per stream, so streams opened together do not ping together.
+      const stopHeartbeat = startHeartbeat(() => send({ event: "ping", data: "" }));
 
       // The idle and absolute timeouts: look at the row when its deadline comes, and again at the
       // new one if activity elsewhere moved it. Nothing is read in between.
@@ -67,7 +68,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       return () => {
         ended = true;
         unsubscribe();
-        clearInterval(heartbeat);
+        stopHeartbeat();
         if (check) clearTimeout(check);
       };
     },

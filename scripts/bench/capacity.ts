@@ -5,7 +5,21 @@
 import { fork, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { BenchStatsAnswer } from "../../server/host/bench-stats.ts";
 import {
+  classifyLevel,
+  cpuShares,
+  memoryPerStream,
+  serverFigures,
+  streamMemoryText,
+  verdictText,
+  type Classification,
+  type CpuShares,
+  type ServerFigures,
+  type StreamMemory,
+} from "./figures.ts";
+import {
+  cpuSnapshot,
   log,
   machineCpuMs,
   onCleanup,
@@ -44,9 +58,9 @@ export interface StreamFigures {
   dropped: number;
   /**
    * Server memory (RSS, all processes) per stream: its growth while the level's new streams
-   * opened, over their number (NaN when fewer than 1,000 opened: too few to tell from noise).
+   * opened, over their number; or why there is none (figures.ts memoryPerStream).
    */
-  kibPerStream: number;
+  memoryPerStream: StreamMemory;
   events: { delivered: number; late: number; missing: number; p50: number; p99: number; max: number };
 }
 
@@ -55,6 +69,16 @@ export interface LevelReport extends Omit<LoadResult, "type"> {
   streams?: StreamFigures;
   /** Share of one core used during the level: the server process, the load generator, the whole machine (of cores × 100). */
   cpu: { serverPct: number; loadGeneratorPct: number; machinePct: number; serverMsPerRequest: number };
+  /** The p99 the level was judged by: the requests' and the event-answering count fetches' together, ms. */
+  clientP99: number;
+  /** The server processes' own figures over the recorded part (BENCH_STATS), or why there are none. */
+  server: ServerFigures | { na: string };
+  /** The load generator's and the stream holders' worst event-loop delay, ms. */
+  generatorLag: { p99: number; max: number };
+  /** Who used the machine over the recorded part, shares of all cores (figures.ts cpuShares). */
+  machine?: CpuShares | undefined;
+  /** Whose failure it was: the server's, its neighbours', or unexplained (figures.ts classifyLevel). */
+  verdict: Classification;
 }
 
 export interface CapacityReport {
@@ -73,6 +97,8 @@ export interface CapacityTarget {
   /** Changes something of capacity account `account` that its pages are told about (a message to it). */
   raiseEvent(account: number): Promise<void>;
   accounts: number;
+  /** Every server process's own figures since the last reset (BENCH_STATS; lib.ts ServerHandle.stats). */
+  serverStats(reset: boolean): Promise<BenchStatsAnswer | undefined>;
 }
 
 /** Streams one holder process keeps open (each is a socket; a process may hold 20,000 descriptors). */
@@ -208,6 +234,7 @@ export async function runCapacity(
       );
       return {
         open: held.reduce((a, h) => a + h.open, 0),
+        opened: held.reduce((a, h) => a + h.opened, 0),
         refused: held.reduce((a, h) => a + h.refused, 0),
         ms: Math.max(...held.map((h) => h.ms)),
       };
@@ -234,19 +261,16 @@ export async function runCapacity(
       if (added.length > 0) generator.send({ type: "cookies", cookies: added });
       const pid = target.serverPid();
       let streams: StreamFigures | undefined;
-      let held = { open: 0, refused: 0, ms: 0 };
-      let kibPerStream = Number.NaN;
+      let held = { open: 0, opened: 0, refused: 0, ms: 0 };
+      let memory: StreamMemory = { na: "no streams" };
       if (settings.streams) {
         // The server's memory per stream: its growth while this level's new streams open (nothing
         // else runs then), over their number; only when enough open to outweigh the noise.
+        // The holders count the streams they opened now: after a PGlite restart that is all of them.
         const rssBefore = processRssKiB(pid);
-        const openBefore = levels.at(-1)?.streams?.open ?? 0;
         held = await holdStreams(users);
         await sleep(1000);
-        const opened = held.open - openBefore;
-        // A collection meanwhile can shrink the heap by more than the streams took: no figure then.
-        const grew = processRssKiB(pid) - rssBefore;
-        if (opened >= 1000 && grew > 0) kibPerStream = round(grew / opened, 1);
+        memory = memoryPerStream(rssBefore, processRssKiB(pid), held.opened);
         log(
           `capacity ${users} users: ${held.open} event streams open (${held.refused} refused) in ${held.ms} ms`,
         );
@@ -257,6 +281,12 @@ export async function runCapacity(
       const machineBefore = machineCpuMs();
       for (const holder of holders) holder.send({ type: "record", on: true });
       const started = performance.now();
+      // The server's own figures and who used the machine: over the recorded part only.
+      let machineFrom = cpuSnapshot();
+      const statsFrom = sleep(settings.warmupSeconds * 1000).then(async () => {
+        machineFrom = cpuSnapshot();
+        await target.serverStats(true);
+      });
       const changes = settings.streams
         ? raiseEvents(
             started + settings.warmupSeconds * 1000,
@@ -277,6 +307,9 @@ export async function runCapacity(
         holders.map((h) => h.ask<StreamsRecorded>({ type: "record", on: false })),
       );
       const machineAfter = machineCpuMs();
+      await statsFrom;
+      const machineTo = cpuSnapshot();
+      const answer = await target.serverStats(false);
       const wall = result.wallMs;
       const { type: _type, ...figures } = result;
       let errors = Object.values(result.errors).reduce((a, b) => a + b, 0);
@@ -292,7 +325,7 @@ export async function runCapacity(
           open: held.open,
           refused: held.refused,
           dropped: recorded.reduce((a, r) => a + r.dropped, 0),
-          kibPerStream,
+          memoryPerStream: memory,
           events: {
             delivered: deliveries.length,
             late: recorded.reduce((a, r) => a + r.late, 0),
@@ -324,11 +357,38 @@ export async function runCapacity(
           streams.events.missing;
         if (fetches.length > 0) p99 = Math.max(p99, fetchStats.p99);
       }
+      const lags = [result.lag, ...recorded.map((r) => r.lag)];
+      const generatorLag = {
+        p99: Math.max(...lags.map((l) => l.p99)),
+        max: Math.max(...lags.map((l) => l.max)),
+      };
+      const server: LevelReport["server"] = answer
+        ? serverFigures(answer.processes, answer.missing)
+        : { na: "the server did not answer (BENCH_STATS)" };
+      const machine =
+        machineFrom && machineTo ? cpuShares(machineFrom, machineTo, pid, process.pid) : undefined;
+      const passed = !result.overloaded && errors === 0 && p99 < settings.p99LimitMs;
+      const verdict = classifyLevel({
+        passed,
+        limitMs: settings.p99LimitMs,
+        server: "na" in server ? undefined : server,
+        // Answers the server gave, other than 200 (a lost session's redirect, a 5xx).
+        serverErrors: Object.entries(figures.errors)
+          .filter(([k]) => /(^|\s)\d{3}$/u.test(k))
+          .reduce((a, [, v]) => a + v, 0),
+        generatorLag,
+        cpu: machine ?? { stealPct: 0, othersPct: 0 },
+      });
       const generatorCpu = processCpuMs(generator.pid) + holders.reduce((a, h) => a + processCpuMs(h.pid), 0);
       const report: LevelReport = {
         ...figures,
         ...(streams ? { streams } : {}),
-        passed: !result.overloaded && errors === 0 && p99 < settings.p99LimitMs,
+        passed,
+        clientP99: p99,
+        server,
+        generatorLag,
+        machine,
+        verdict,
         cpu: {
           serverPct: round(((processCpuMs(pid) - serverBefore) / wall) * 100, 0),
           // The server's CPU per answered request (the level's rate held over its whole wall time).
@@ -347,7 +407,7 @@ export async function runCapacity(
       const slowest = result.byEntry.toSorted((a, b) => b.p99 - a.p99)[0];
       if (streams) {
         log(
-          `capacity ${users} users: ${streams.open} streams, ${streams.kibPerStream} KiB each; events delivered ` +
+          `capacity ${users} users: ${streams.open} streams, memory per stream ${streamMemoryText(streams.memoryPerStream)}; events delivered ` +
             `${streams.events.delivered} (p50 ${streams.events.p50} ms, p99 ${streams.events.p99} ms, late ${streams.events.late}, missing ${streams.events.missing})`,
         );
       }
@@ -356,6 +416,10 @@ export async function runCapacity(
           `p50 ${result.latencyMs.p50} ms, p99 ${result.latencyMs.p99} ms, errors ${errors}` +
           `${result.overloaded ? " (overloaded, cut short)" : ""}; slowest: ${slowest?.name} p99 ${slowest?.p99} ms; ` +
           `cpu server ${report.cpu.serverPct}% (${report.cpu.serverMsPerRequest} ms/request), load ${report.cpu.loadGeneratorPct}%, machine ${report.cpu.machinePct}%`,
+      );
+      log(
+        `capacity ${users} users: server ${"na" in server ? server.na : `p99 ${server.p99} ms over ${server.requests} requests, loop delay max ${server.workers.map((w) => w.loopDelayMax).join("/")} ms, GC max ${server.workers.map((w) => w.gcMaxMs).join("/")} ms, database waits ${server.database.queued} queued (p99 ${server.database.waitP99} ms)`}; ` +
+          `generator lag p99 ${generatorLag.p99} ms (max ${generatorLag.max}); steal ${machine?.stealPct ?? "?"}%, others ${machine?.othersPct ?? "?"}%: ${verdictText(verdict)}`,
       );
       await settle(target.base, settings.pauseSeconds);
       return report;

@@ -132,6 +132,19 @@ export async function runHosts(settings: HostsSettings): Promise<HostsReport> {
           accounts: accounts.length,
           raiseEvent,
           serverPid: () => first.pid,
+          // Every host's processes, as one answer: a level's server figures cover them all.
+          async serverStats(reset) {
+            const answers = await Promise.all(servers.map((server) => server.stats(reset)));
+            const found = answers.filter((answer) => answer !== undefined);
+            const [head] = found;
+            if (!head) return undefined;
+            return {
+              ...head,
+              processes: found.flatMap((answer) => answer.processes),
+              missing:
+                found.reduce((sum, answer) => sum + answer.missing, 0) + (answers.length - found.length),
+            };
+          },
           ensureSessions(users) {
             const added = cookies.slice(delivered, users);
             delivered += added.length;

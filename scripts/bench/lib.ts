@@ -7,7 +7,20 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import {
+  BENCH_STATS_ANSWER,
+  BENCH_STATS_ASK,
+  type BenchStatsAnswer,
+  type BenchStatsAsk,
+} from "../../server/host/bench-stats.ts";
 import { root, spawnHost } from "../host.ts";
+import {
+  parsePidStat,
+  parseProcStat,
+  type CpuSnapshot,
+  type MachineTicks,
+  type ProcessTicks,
+} from "./figures.ts";
 
 export { root };
 
@@ -135,6 +148,12 @@ export interface ServerHandle {
   base: string;
   pid: number;
   child: ChildProcess;
+  /**
+   * With `benchStats`: every server process's own figures since the last reset (and a reset
+   * when asked), over the IPC channel (server/host/bench-stats.ts); undefined without, or when
+   * no answer came within 10 s.
+   */
+  stats(reset: boolean): Promise<BenchStatsAnswer | undefined>;
   stop(): Promise<void>;
 }
 
@@ -153,6 +172,8 @@ export interface ServerOptions {
   profileDir?: string | undefined;
   /** More settings for the server (BENCH_SMTP's SMTP_URL and PUBLIC_URL). */
   env?: Record<string, string | undefined>;
+  /** BENCH_STATS=1 and an IPC channel to the server: ServerHandle.stats answers (issue 29). */
+  benchStats?: boolean;
 }
 
 /** The production server (scripts/host.ts spawnHost), up and answering; stopped at cleanup. */
@@ -168,11 +189,13 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
       BACKEND_SECRET: opts.backendSecret,
       DATABASE_URL: opts.databaseUrl,
       WORKERS: opts.workers && opts.workers > 1 ? String(opts.workers) : undefined,
+      BENCH_STATS: opts.benchStats ? "1" : undefined,
       ...opts.env,
     },
     nodeArgs: profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     // One JSON log line per request: discarded (writing them is part of the server's cost).
-    stdio: ["ignore", "ignore", "pipe"],
+    // The IPC channel carries only the bench's figures (BENCH_STATS).
+    stdio: opts.benchStats ? ["ignore", "ignore", "pipe", "ipc"] : ["ignore", "ignore", "pipe"],
   });
   host.child.once(
     "exit",
@@ -180,7 +203,31 @@ export async function startServer(opts: ServerOptions): Promise<ServerHandle> {
   );
   await host.ready();
   if (host.child.pid === undefined) throw new Error("the server has no pid");
-  return { base: host.base, pid: host.child.pid, child: host.child, stop: () => host.stop() };
+  const child = host.child;
+  const waiting = new Map<number, (answer: BenchStatsAnswer) => void>();
+  child.on("message", (message: Partial<BenchStatsAnswer>) => {
+    if (message?.type === BENCH_STATS_ANSWER && typeof message.id === "number") {
+      waiting.get(message.id)?.(message as BenchStatsAnswer);
+    }
+  });
+  let next = 0;
+  const stats = async (reset: boolean): Promise<BenchStatsAnswer | undefined> => {
+    if (!opts.benchStats || !child.connected) return undefined;
+    const id = next++;
+    const ask: BenchStatsAsk = { type: BENCH_STATS_ASK, id, reset };
+    const answer = new Promise<BenchStatsAnswer | undefined>((resolve) => {
+      const timer = setTimeout(() => resolve(undefined), 10_000);
+      waiting.set(id, (a) => {
+        clearTimeout(timer);
+        resolve(a);
+      });
+    });
+    child.send(ask);
+    const got = await answer;
+    waiting.delete(id);
+    return got;
+  };
+  return { base: host.base, pid: child.pid ?? -1, child, stats, stop: () => host.stop() };
 }
 
 // ---------------------------------------------------------------------------
@@ -253,15 +300,35 @@ export function processRssKiB(pid: number): number {
 
 /** Busy and total CPU time of the whole machine so far, in ms, from /proc/stat. */
 export function machineCpuMs(): { busy: number; total: number } {
+  const ticks = readMachineTicks();
+  return ticks
+    ? { busy: (ticks.busy * 1000) / 100, total: (ticks.total * 1000) / 100 }
+    : { busy: Number.NaN, total: Number.NaN };
+}
+
+function readMachineTicks(): MachineTicks | undefined {
   try {
-    const line = readFileSync("/proc/stat", "utf8").split("\n")[0] ?? "";
-    const ticks = line.trim().split(/\s+/u).slice(1).map(Number);
-    const total = ticks.reduce((a, b) => a + b, 0);
-    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
-    return { busy: ((total - idle) * 1000) / 100, total: (total * 1000) / 100 };
+    return parseProcStat(readFileSync("/proc/stat", "utf8"));
   } catch {
-    return { busy: Number.NaN, total: Number.NaN };
+    return undefined;
   }
+}
+
+/** The machine's CPU ticks and every process's, now (for figures.ts cpuShares); undefined off Linux. */
+export function cpuSnapshot(): CpuSnapshot | undefined {
+  const machineTicks = readMachineTicks();
+  if (!machineTicks) return undefined;
+  const processes = new Map<number, ProcessTicks>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/u.test(entry)) continue;
+    try {
+      const parsed = parsePidStat(readFileSync(`/proc/${entry}/stat`, "utf8"));
+      if (parsed) processes.set(parsed.pid, parsed);
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return { machine: machineTicks, processes };
 }
 
 export function machine(): { cpu: string; cores: number; memoryGiB: number; os: string; node: string } {

@@ -8,6 +8,7 @@
 // Messages from the parent: init (base URL, pool size), cookies (appended, one
 // per user), run (users, seconds); answers: result.
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { MIX, type SimUser } from "./mix.ts";
 
 export interface LoadInit {
@@ -54,6 +55,11 @@ export interface LoadResult {
   /** CPU time this process used during the level, in ms. */
   cpuMs: number;
   wallMs: number;
+  /**
+   * This process's own event-loop delay over the recorded part (and the drain), ms: a
+   * generator that lags sends late and reads late, latency the server did not cause.
+   */
+  lag: { p99: number; max: number };
 }
 
 interface Event {
@@ -111,6 +117,11 @@ function pct(sorted: Float64Array, p: number): number {
   return Math.round((sorted[Math.min(sorted.length - 1, Math.max(0, rank))] ?? Number.NaN) * 10) / 10;
 }
 
+/** A delay histogram's nanoseconds as ms (0.1); 0 when it recorded nothing. */
+function lagMs(ns: number): number {
+  return Number.isFinite(ns) ? Math.round(ns / 100_000) / 10 : 0;
+}
+
 function nextDelayMs(entry: number, first: boolean): number {
   const schedule = MIX[entry]?.schedule;
   if (!schedule) throw new Error(`no mix entry ${entry}`);
@@ -164,9 +175,12 @@ async function runLevel(command: LoadRun): Promise<LoadResult> {
   while (users.length < command.users) users.push({ page: "/home" });
 
   const schedule = new Schedule();
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const started = performance.now();
   const cpuStart = process.cpuUsage();
   const recordFrom = started + command.warmupSeconds * 1000;
+  const lagFrom = setTimeout(() => lag.reset(), command.warmupSeconds * 1000);
   const stopAt = recordFrom + command.seconds * 1000;
   for (let user = 0; user < command.users; user++) {
     for (let entry = 0; entry < MIX.length; entry++) {
@@ -231,6 +245,8 @@ async function runLevel(command: LoadRun): Promise<LoadResult> {
   }
   const wallMs = performance.now() - started;
   const cpu = process.cpuUsage(cpuStart);
+  clearTimeout(lagFrom);
+  lag.disable();
   const sorted = Float64Array.from(latencies).toSorted();
   const measuredSeconds = Math.max(0.001, (Math.min(performance.now(), stopAt) - recordFrom) / 1000);
   return {
@@ -255,6 +271,7 @@ async function runLevel(command: LoadRun): Promise<LoadResult> {
     overloaded,
     cpuMs: Math.round((cpu.user + cpu.system) / 1000),
     wallMs: Math.round(wallMs),
+    lag: { p99: lagMs(lag.percentile(99)), max: lagMs(lag.max) },
   };
 }
 

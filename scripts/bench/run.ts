@@ -222,6 +222,8 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
     sessionSecret,
     backendSecret,
     workers,
+    // Each server process keeps its own figures for the capacity levels (issue 29).
+    benchStats: true,
     env: sink ? { SMTP_URL: sink.url, PUBLIC_URL: `http://127.0.0.1:${port}` } : {},
   };
   const mintOptions: MintOptions = {
@@ -313,6 +315,7 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
             accounts: accounts.length,
             raiseEvent,
             serverPid: () => server.pid,
+            serverStats: (reset) => server.stats(reset),
             async ensureSessions(users) {
               if (formSignIns + minted.length < users) {
                 if (kind === "pglite") {

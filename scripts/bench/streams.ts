@@ -10,6 +10,7 @@
 // users whose streams are open), expect (a change to one account is under
 // way), record (start/stop); answers: held, recorded.
 import http from "node:http";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { eventReader } from "../event-stream.ts";
 
 export interface StreamsInit {
@@ -42,6 +43,8 @@ export type StreamsCommand = StreamsInit | StreamsCookies | StreamsHold | Stream
 export interface StreamsHeld {
   type: "held";
   open: number;
+  /** Streams this hold opened (the others were open already). */
+  opened: number;
   refused: number;
   ms: number;
 }
@@ -57,6 +60,8 @@ export interface StreamsRecorded {
   fetchErrors: Record<string, number>;
   /** Streams that ended or failed during the recording. */
   dropped: number;
+  /** This process's own event-loop delay during the recording, ms (it lagging delays events the server sent in time). */
+  lag: { p99: number; max: number };
 }
 
 /** An event later than this counts as an error (the limit). */
@@ -78,10 +83,13 @@ const expected = new Map<number, Expectation[]>();
 const early = new Map<number, Array<{ user: number; arrived: number }>>();
 
 let recording = false;
-let stats: Omit<StreamsRecorded, "type"> = fresh();
-function fresh(): Omit<StreamsRecorded, "type"> {
+let stats: Omit<StreamsRecorded, "type" | "lag"> = fresh();
+function fresh(): Omit<StreamsRecorded, "type" | "lag"> {
   return { deliveries: [], late: 0, missing: 0, fetches: [], fetchErrors: {}, dropped: 0 };
 }
+const lag = monitorEventLoopDelay({ resolution: 10 });
+lag.enable();
+const lagMs = (ns: number) => (Number.isFinite(ns) ? Math.round(ns / 100_000) / 10 : 0);
 
 function deliver(account: number, user: number, arrived: number): boolean {
   const list = expected.get(account);
@@ -195,7 +203,13 @@ async function hold(from: number, to: number): Promise<StreamsHeld> {
     }
   };
   await Promise.all(Array.from({ length: 32 }, worker));
-  return { type: "held", open: open.size, refused, ms: Math.round(performance.now() - started) };
+  return {
+    type: "held",
+    open: open.size,
+    opened: missing.length - refused,
+    refused,
+    ms: Math.round(performance.now() - started),
+  };
 }
 
 function finishRecording(): StreamsRecorded {
@@ -205,7 +219,11 @@ function finishRecording(): StreamsRecorded {
   }
   expected.clear();
   early.clear();
-  const result: StreamsRecorded = { type: "recorded", ...stats };
+  const result: StreamsRecorded = {
+    type: "recorded",
+    ...stats,
+    lag: { p99: lagMs(lag.percentile(99)), max: lagMs(lag.max) },
+  };
   stats = fresh();
   return result;
 }
@@ -242,6 +260,7 @@ process.on("message", (message: StreamsCommand) => {
     case "record":
       if (message.on) {
         stats = fresh();
+        lag.reset();
         recording = true;
       } else {
         recording = false;

@@ -8,6 +8,7 @@ import { log } from "../../common/log.ts";
 import { openDatabase } from "../backend/db/index.ts";
 import { checkSecrets } from "../backend/db/secret-checks.ts";
 import { sharedSecrets, type Config } from "../config.ts";
+import { relayBenchStats } from "./bench-stats.ts";
 import { gatherWorkers, listenMetrics, promClient } from "./metrics.ts";
 
 /**
@@ -46,6 +47,8 @@ export async function runPrimary(config: Config) {
   if (config.metricsPort !== undefined) {
     await listenMetrics(config, gatherWorkers(cluster), promClient.register.contentType);
   }
+  // The bench's figures of every worker (BENCH_STATS=1 only; server/host/bench-stats.ts).
+  if (config.benchStats) relayBenchStats();
   for (let i = 0; i < config.workers; i++) fork();
   log.info("workers started", { workers: config.workers });
   cluster.on("exit", (worker, code, signal) => {

@@ -16,6 +16,7 @@ import { runInServer } from "../ops/registry.ts";
 import { opsSocketPath } from "../ops/socket.ts";
 import { mountApi } from "./api.ts";
 import { ownSocketPerWorker, runPrimary, StartError } from "./cluster.ts";
+import { answerBenchStats, createBenchStats } from "./bench-stats.ts";
 import { createLiveEvents } from "./live-events.ts";
 import { answerPrimary, createMetrics, listenMetrics, type Metrics } from "./metrics.ts";
 import { serveOpsSocket } from "./ops-socket.ts";
@@ -30,7 +31,15 @@ export interface RunningHost {
 }
 
 export async function startHost(config: Config, source?: WebTierSource): Promise<RunningHost> {
-  const database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The bench's figures (issue 29): nothing unless BENCH_STATS=1.
+  const benchStats = config.benchStats
+    ? createBenchStats(config.databaseUrl ? "postgres" : "pglite")
+    : undefined;
+  const database = await openDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    onWait: benchStats?.wait,
+  });
   // Before anything is served or written: this process's secrets are the database's (record 051).
   try {
     await checkSecrets(database.db, sharedSecrets(config));
@@ -51,12 +60,13 @@ export async function startHost(config: Config, source?: WebTierSource): Promise
   );
   const server = await listen(
     config,
-    handleRequests(config, { database, metrics, api: api.listener, web }),
+    handleRequests(config, { database, metrics, api: api.listener, web, benchStats }),
     web.source,
   );
   const port = portOf(server, config);
   web.servesOn(port);
   const metricsServer = await serveMetrics(config, metrics);
+  if (benchStats) answerBenchStats(benchStats);
   const opsServer = await serveOps(config, database);
   log.info("listening", {
     url: `http://${config.host}:${port}`,

@@ -8,6 +8,7 @@ import { log, runWithRequest } from "../../common/log.ts";
 import { webTierCheck } from "../backend/api/http.ts";
 import type { Database } from "../backend/db/index.ts";
 import type { Config } from "../config.ts";
+import type { BenchStats } from "./bench-stats.ts";
 import {
   createProxyTrust,
   inspect,
@@ -30,6 +31,8 @@ export interface RequestParts {
   /** Answers under /api. */
   api: RequestListener;
   web: WebTier;
+  /** The bench's figures (BENCH_STATS=1 only; issue 29). */
+  benchStats?: BenchStats | undefined;
 }
 
 /** The process's one request handler. */
@@ -40,7 +43,7 @@ export function handleRequests(config: Config, parts: RequestParts) {
   const webTier = webTierCheck(
     config.backendToken ? { hosts: config.webTierHosts, token: config.backendToken } : undefined,
   );
-  const { metrics, web } = parts;
+  const { metrics, web, benchStats } = parts;
 
   return function handle(req: IncomingMessage, res: ServerResponse) {
     const started = performance.now();
@@ -53,6 +56,10 @@ export function handleRequests(config: Config, parts: RequestParts) {
     setSecurityHeaders(res, facts, config.env === "production");
     if (web.source.devCsp) res.setHeader("Content-Security-Policy", web.source.devCsp(facts.nonce));
     res.on("finish", () => {
+      // An event stream finishes when the page closes it: not a request's time.
+      if (benchStats && !String(res.getHeader("Content-Type") ?? "").startsWith("text/event-stream")) {
+        benchStats.request(performance.now() - started);
+      }
       metrics.observe(
         routeLabel(pathname),
         req.method ?? "",

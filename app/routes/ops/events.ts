@@ -6,10 +6,10 @@
 import { redirect } from "react-router";
 import { eventStream } from "remix-utils/sse/server";
 import { consoleOf, readStaff } from "../../console.server.ts";
+import { startHeartbeat } from "../../heartbeat.server.ts";
 import { services } from "../../session.server.ts";
 import type { Route } from "./+types/events";
 
-const HEARTBEAT_MS = 25_000;
 const SESSION_CHECK_MS = 60_000;
 const THROTTLE_MS = 1_000;
 
@@ -39,10 +39,8 @@ export async function loader({ request, context }: Route.LoaderArgs) {
           if (!ended) send({ event: "queues", data: "" });
         }, THROTTLE_MS);
       });
-      const heartbeat = setInterval(
-        () => send({ event: "ping", data: "" }),
-        HEARTBEAT_MS + Math.random() * 5_000,
-      );
+      // At least every 25 s, at a random phase per stream (app/heartbeat.server.ts).
+      const stopHeartbeat = startHeartbeat(() => send({ event: "ping", data: "" }));
       const check = setInterval(() => {
         void console.readSession(token, false).then(
           (live) => {
@@ -58,7 +56,7 @@ export async function loader({ request, context }: Route.LoaderArgs) {
       return () => {
         ended = true;
         unwatch();
-        clearInterval(heartbeat);
+        stopHeartbeat();
         clearInterval(check);
         if (pending) clearTimeout(pending);
       };

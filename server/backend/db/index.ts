@@ -69,16 +69,35 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   /** The data folder; PGlite keeps its files in `${dataDir}/pglite`. */
   dataDir: string;
+  /**
+   * The bench's figures only (BENCH_STATS, issue 29): told how long each query waited for the
+   * database — a pool connection (PostgreSQL) or its turn in the one queue (PGlite) — and how
+   * many were waiting before it. Absent (the default) nothing is timed.
+   */
+  onWait?: ((wait: DatabaseWait) => void) | undefined;
 }
+
+/** One wait for the database (OpenDatabaseOptions.onWait). */
+export interface DatabaseWait {
+  ms: number;
+  /** It had to queue: no idle connection and no room for another (PostgreSQL), or the queue was busy (PGlite). */
+  queued: boolean;
+  /** Waiting before it (PostgreSQL: the pool's waiting count; PGlite: jobs queued or running). */
+  ahead: number;
+}
+
+/** Connections of one process's PostgreSQL pool. */
+const POOL_MAX = 10;
 
 /** Resolved next to this file, so it works from any working directory. */
 export const migrationsFolder = path.join(import.meta.dirname, "migrations");
 
 export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 10 });
+    const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: POOL_MAX });
     // An idle client losing its connection must not crash the process.
     pool.on("error", () => {});
+    if (opts.onWait) timeConnections(pool, POOL_MAX, opts.onWait);
     try {
       const db = drizzlePg({ client: pool, schema });
       await migrateAlone(pool, () => migratePg(db, { migrationsFolder }));
@@ -109,7 +128,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await lock.release();
     throw error;
   }
-  oneQueryPerTurn(client);
+  oneQueryPerTurn(client, opts.onWait);
   try {
     const db = drizzlePglite({ client, schema });
     await migratePglite(db, { migrationsFolder });
@@ -174,6 +193,33 @@ async function migrateAlone(pool: pg.Pool, migrate: () => Promise<void>): Promis
 }
 
 /**
+ * The bench's figures (BENCH_STATS): times every checkout of a pool connection — drizzle's
+ * queries (pool.query) and transactions (pool.connect) both come through `connect` — from
+ * the ask to the connection in hand.
+ */
+function timeConnections(pool: pg.Pool, max: number, onWait: (wait: DatabaseWait) => void) {
+  const connect = pool.connect.bind(pool) as (
+    callback?: (error: Error | undefined, client?: pg.PoolClient, release?: () => void) => void,
+  ) => Promise<pg.PoolClient> | undefined;
+  const timed = (
+    callback?: (error: Error | undefined, client?: pg.PoolClient, release?: () => void) => void,
+  ) => {
+    const asked = performance.now();
+    const ahead = pool.waitingCount;
+    const queued = pool.idleCount === 0 && pool.totalCount >= max;
+    const done = () => onWait({ ms: performance.now() - asked, queued, ahead });
+    if (callback) {
+      return connect((error, client, release) => {
+        done();
+        callback(error, client, release);
+      });
+    }
+    return connect()?.finally(done);
+  };
+  (pool as { connect: unknown }).connect = timed;
+}
+
+/**
  * PGlite runs a query synchronously inside the process and answers through
  * promises alone, and Node accepts one new connection per turn of its event
  * loop. Left alone, the queries of 50 requests all ran in one turn (each
@@ -187,7 +233,7 @@ async function migrateAlone(pool: pg.Pool, migrate: () => Promise<void>): Promis
  * Every query, inside a transaction or not, also sheds drizzle's redundant
  * parsers on the way (withoutDefaultParsers, below).
  */
-function oneQueryPerTurn(client: PGlite) {
+function oneQueryPerTurn(client: PGlite, onWait?: (wait: DatabaseWait) => void) {
   const query = client.query.bind(client);
   const transaction = client.transaction.bind(client);
   const queue: Array<() => Promise<void>> = [];
@@ -203,7 +249,14 @@ function oneQueryPerTurn(client: PGlite) {
   };
   const take = <T>(run: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
-      queue.push(() => run().then(resolve, reject));
+      if (onWait) {
+        const asked = performance.now();
+        const ahead = queue.length + (running ? 1 : 0);
+        queue.push(() => {
+          onWait({ ms: performance.now() - asked, queued: ahead > 0, ahead });
+          return run().then(resolve, reject);
+        });
+      } else queue.push(() => run().then(resolve, reject));
       if (!running) {
         running = true;
         setImmediate(next);
