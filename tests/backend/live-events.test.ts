@@ -2,7 +2,6 @@
 // real hosts, on both databases, with the change made the way it is made in
 // production (the API, an operator's command in its own process), and with
 // two server processes on one PostgreSQL.
-import { request as httpRequest, type ClientRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openTempPostgres, type OpenedDatabase } from "./helpers.ts";
@@ -10,7 +9,7 @@ import { cookiesOf, raw, fastLoginPath, createAccount, rawCall } from "../securi
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, spawnHost, type HostProcess, type RunningHost } from "../../scripts/host.ts";
 import { describeEachHost, processEnv } from "./host-suite.ts";
-import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
+import { openEventStream, type OpenEventStream } from "../support/event-stream.ts";
 
 const METRICS_TOKEN = "live-events-metrics-token-0123456789";
 
@@ -22,74 +21,13 @@ async function openStreamsGauge(port: number): Promise<number> {
 }
 
 /** An open event stream: what has arrived so far, and a way to wait for more. */
-interface Stream {
-  status: number;
+interface Stream extends OpenEventStream {
   contentType: string | undefined;
-  events: ServerEvent[];
-  ended: Promise<void>;
-  /** Resolves with the first event of that name at or after index `from`; rejects after `ms`. */
-  next(event: string, from?: number, ms?: number): Promise<ServerEvent>;
-  close(): void;
 }
 
-function openStream(port: number, cookie: string): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    let req: ClientRequest | undefined = undefined;
-    const events: ServerEvent[] = [];
-    const waiters = new Set<() => void>();
-    req = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/events",
-        headers: { accept: "text/event-stream", cookie },
-        agent: false,
-      },
-      (res) => {
-        const { promise: ended, resolve: endedResolve } = Promise.withResolvers<void>();
-        res.setEncoding("utf8");
-        res.on(
-          "data",
-          eventReader((received) => {
-            events.push(received);
-            for (const wake of Array.from(waiters)) wake();
-          }),
-        );
-        res.on("end", () => endedResolve());
-        res.on("close", () => endedResolve());
-        resolve({
-          status: res.statusCode ?? 0,
-          contentType: res.headers["content-type"],
-          events,
-          ended,
-          next(event, from = 0, ms = 10_000) {
-            return new Promise((found, fail) => {
-              const look = () => {
-                const hit = events.slice(from).find((e) => e.event === event);
-                if (!hit) return false;
-                waiters.delete(look);
-                clearTimeout(timer);
-                found(hit);
-                return true;
-              };
-              const timer = setTimeout(() => {
-                waiters.delete(look);
-                fail(
-                  new Error(
-                    `no "${event}" event within ${ms} ms; got ${events.map((e) => e.event).join(", ")}`,
-                  ),
-                );
-              }, ms);
-              if (!look()) waiters.add(look);
-            });
-          },
-          close: () => req?.destroy(),
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
+async function openStream(port: number, cookie: string): Promise<Stream> {
+  const stream = await openEventStream(port, cookie);
+  return { ...stream, contentType: stream.headers["content-type"] };
 }
 
 /** Signs the account in through /fast-login; returns the session cookie. */

@@ -13,14 +13,13 @@
 // Needs PostgreSQL (TEST_DATABASE_URL) and nginx; skipped without them (CI has both).
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { request as httpRequest, type ClientRequest } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
 import { promisify } from "node:util";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
+import { openEventStream, type OpenEventStream } from "../support/event-stream.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, freePort, root, spawnHost, TEST_SECRETS, type HostProcess } from "../../scripts/host.ts";
 import { seedSenders, type Sender } from "../../scripts/bench/seed.ts";
@@ -53,73 +52,16 @@ const runFile = promisify(execFile);
 // A signed-in page's event stream, as a browser holds it.
 // ---------------------------------------------------------------------------
 
-interface Stream {
-  status: number;
+interface Stream extends OpenEventStream {
   /** The host that answered (through nginx: its X-Upstream). */
   upstream: string | undefined;
-  events: ServerEvent[];
-  ended: Promise<void>;
-  /** The first event of that name at or after index `from`; rejects after 15 s. */
-  next(event: string, from?: number): Promise<ServerEvent>;
-  close(): void;
 }
 
-function openStream(port: number, cookie: string): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    const events: ServerEvent[] = [];
-    const waiters = new Set<() => void>();
-    const req: ClientRequest = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/events",
-        headers: { accept: "text/event-stream", cookie },
-        agent: false,
-      },
-      (res) => {
-        const ended = new Promise<void>((done) => {
-          res.on("end", () => done());
-          res.on("close", () => done());
-          res.on("error", () => done());
-        });
-        res.setEncoding("utf8");
-        res.on(
-          "data",
-          eventReader((received) => {
-            events.push(received);
-            for (const wake of Array.from(waiters)) wake();
-          }),
-        );
-        const upstream = res.headers["x-upstream"];
-        resolve({
-          status: res.statusCode ?? 0,
-          upstream: Array.isArray(upstream) ? upstream[0] : upstream,
-          events,
-          ended,
-          next(event, from = 0) {
-            return new Promise((found, fail) => {
-              const look = () => {
-                const hit = events.slice(from).find((e) => e.event === event);
-                if (!hit) return false;
-                waiters.delete(look);
-                clearTimeout(timer);
-                found(hit);
-                return true;
-              };
-              const timer = setTimeout(() => {
-                waiters.delete(look);
-                fail(new Error(`no "${event}"; got ${events.map((e) => e.event).join(", ")}`));
-              }, 15_000);
-              if (!look()) waiters.add(look);
-            });
-          },
-          close: () => req.destroy(),
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
+/** A stream through `port` (a host, or nginx), with which upstream answered it. */
+async function openStream(port: number, cookie: string): Promise<Stream> {
+  const stream = await openEventStream(port, cookie, { waitMs: 15_000 });
+  const upstream = stream.headers["x-upstream"];
+  return { ...stream, upstream: Array.isArray(upstream) ? upstream[0] : upstream };
 }
 
 /** A Cookie header with the pairs of `fresh` replacing those of the same name. */

@@ -12,9 +12,8 @@
 //   - a password change through the contract without the current password,
 //     or with a wrong one, changes nothing.
 import { createHash } from "node:crypto";
-import { request as httpRequest, type ClientRequest } from "node:http";
 import { beforeAll, expect, test } from "vitest";
-import { eventReader, type ServerEvent } from "../../scripts/event-stream.ts";
+import { openEventStream } from "../support/event-stream.ts";
 import { inputValue } from "../../scripts/html-forms.ts";
 import type { RunningHost } from "../../scripts/host.ts";
 import { describeEachHost } from "../backend/host-suite.ts";
@@ -53,64 +52,10 @@ function merge(cookie: string, fresh: string): string {
 }
 
 /** An open event stream and the events it has had; `next` waits for one. */
-function openStream(port: number, cookie: string) {
-  return new Promise<{
-    events: ServerEvent[];
-    ended: Promise<void>;
-    next(event: string, ms?: number): Promise<ServerEvent>;
-    close(): void;
-  }>((resolve, reject) => {
-    const events: ServerEvent[] = [];
-    const waiters = new Set<() => void>();
-    const req: ClientRequest = httpRequest(
-      {
-        host: "127.0.0.1",
-        port,
-        path: "/events",
-        headers: { accept: "text/event-stream", cookie },
-        agent: false,
-      },
-      (res) => {
-        if (res.statusCode !== 200) reject(new Error(`stream answered ${res.statusCode}`));
-        const ended = new Promise<void>((done) => {
-          res.on("end", () => done());
-          res.on("close", () => done());
-        });
-        res.setEncoding("utf8");
-        res.on(
-          "data",
-          eventReader((received) => {
-            events.push(received);
-            for (const wake of Array.from(waiters)) wake();
-          }),
-        );
-        resolve({
-          events,
-          ended,
-          next(event, ms = 10_000) {
-            return new Promise((found, fail) => {
-              const look = () => {
-                const hit = events.find((e) => e.event === event);
-                if (!hit) return false;
-                waiters.delete(look);
-                clearTimeout(timer);
-                found(hit);
-                return true;
-              };
-              const timer = setTimeout(() => {
-                waiters.delete(look);
-                fail(new Error(`no "${event}" within ${ms} ms: ${events.map((e) => e.event).join(", ")}`));
-              }, ms);
-              if (!look()) waiters.add(look);
-            });
-          },
-          close: () => req.destroy(),
-        });
-      },
-    );
-    req.on("error", reject);
-    req.end();
-  });
+async function openStream(port: number, cookie: string) {
+  const stream = await openEventStream(port, cookie);
+  if (stream.status !== 200) throw new Error(`stream answered ${stream.status}`);
+  return stream;
 }
 
 describeEachHost(
