@@ -57,8 +57,14 @@ export interface RouteWeight {
   assets: AssetWeight[];
 }
 
-/** Values for dynamic segments when a pattern is turned into a URL to load. */
-export const SAMPLE_PARAMS: Readonly<Record<string, string>> = { ticker: "btc" };
+/**
+ * Values for dynamic segments when a pattern is turned into a URL to load: a coin's page, and the
+ * staff console's user page (an id no user has: its code weighs the same whoever it shows).
+ */
+export const SAMPLE_PARAMS: Readonly<Record<string, string>> = {
+  ticker: "btc",
+  id: "00000000-0000-4000-8000-000000000000",
+};
 const SPLAT_SAMPLE = "no-such-page";
 
 // --- the build --------------------------------------------------------------
