@@ -103,7 +103,7 @@ export const HISTORY_PAGE_SIZE = 50;
 
 /**
  * The transactions the page at `url` lists, read in the view's own call 4
- * (record 051: a signed-in page in two statements), one more than a page to
+ * (record 052: a signed-in page in two statements), one more than a page to
  * tell whether there are older ones; none for the other pages.
  */
 export function transactionsOf(url: URL): Omit<ClientBalancesInput, "email" | "twelveWords"> {

@@ -60,7 +60,7 @@ export interface Caller {
   reading?: Map<string, Promise<unknown>>;
   /**
    * What one call of this request read for a later one (in-process only): a
-   * page's call 4 reads the unread count with the credentials (record 051),
+   * page's call 4 reads the unread count with the credentials (record 052),
    * and the layout's call 7 takes it from here, once.
    */
   prefetched?: Map<string, unknown>;

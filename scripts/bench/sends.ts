@@ -34,6 +34,19 @@ export interface SendReport {
   invariants: Invariants;
 }
 
+/** Call 6's body for one of the bench's sends: 0.0001 ETH from the sender's wallet, under `key`. */
+export function sendBody(sender: Sender, key: string) {
+  return {
+    email: sender.email,
+    twelveWords: sender.words.join(" "),
+    amount: "0.0001",
+    amount_in_usd: "0",
+    receiver_wallet_address: sender.destination,
+    wallet_id: sender.walletId,
+    idempotency_key: key,
+  };
+}
+
 async function sendLoad(base: string, senders: readonly Sender[], settings: SendSettings) {
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
@@ -51,13 +64,7 @@ async function sendLoad(base: string, senders: readonly Sender[], settings: Send
           headers: { "content-type": "application/json" },
           body: JSON.stringify({
             platform: "CK",
-            email: sender.email,
-            twelveWords: sender.words.join(" "),
-            amount: "0.0001",
-            amount_in_usd: "0",
-            receiver_wallet_address: sender.destination,
-            wallet_id: sender.walletId,
-            idempotency_key: randomBytes(16).toString("hex"),
+            ...sendBody(sender, randomBytes(16).toString("hex")),
           }),
         });
         await answer.arrayBuffer();

@@ -110,20 +110,34 @@ const checkedKey = (email: string, words: string | readonly string[]) =>
  * full); a failure is counted; a correct phrase is never counted. Within one
  * web request (caller.checked) a phrase already found correct is not checked again.
  */
-async function checkWords(
+function checkWords(
   ctx: ServicesContext,
   caller: Caller,
   email: string,
   words: string | readonly string[],
   check: typeof checkCredentials = checkCredentials,
 ): Promise<WordsCheck> {
-  if (check !== checkCredentials || !caller.checked) return checkWordsNow(ctx, caller, email, words, check);
-  // A request's loaders call at once: the second waits for the first's check instead of making its own.
+  if (check !== checkCredentials) return checkWordsNow(ctx, caller, email, words, check);
+  return checkWordsOnce(caller, email, words, () => checkWordsNow(ctx, caller, email, words, check));
+}
+
+/**
+ * `run()`'s words check, unless this web request (caller.checked) found the phrase correct
+ * already: then its principal, without a check (and without what `run` would have read).
+ * A request's loaders call at once: the second waits for the first's check instead of making its own.
+ */
+async function checkWordsOnce<R extends WordsCheck>(
+  caller: Caller,
+  email: string,
+  words: string | readonly string[],
+  run: () => Promise<R>,
+): Promise<R | WordsCheck> {
+  if (!caller.checked) return run();
   const key = checkedKey(email, words);
   const earlier = caller.checked.get(key);
   const principal = earlier && (await earlier);
   if (principal) return { ok: true, ...principal };
-  const result = checkWordsNow(ctx, caller, email, words, check);
+  const result = run();
   if (!earlier)
     caller.checked.set(
       key,
@@ -159,45 +173,6 @@ async function afterWordsCheck(
   }
   const limited = await ctx.limits?.wordsCheckFailed(email, caller.senderIp);
   return limited ? { ok: false, limited: limitedRefusal(limited) } : { ok: false };
-}
-
-/** A page's words check, with what the page shows when it passed (readPage, record 051). */
-type PageCheck = WordsCheck & { page?: PageRead };
-
-/**
- * checkWords for a signed-in page's call 4: the same check under the same
- * limits, made in one statement with the wallets and the unread count
- * (readPage). Within one web request a phrase already found correct is not
- * checked again (the page data is then read by itself, as before).
- */
-async function checkWordsForPage(
-  ctx: ServicesContext,
-  caller: Caller,
-  email: string,
-  words: string | readonly string[],
-): Promise<PageCheck> {
-  const key = checkedKey(email, words);
-  const earlier = caller.checked?.get(key);
-  const principal = earlier && (await earlier);
-  if (principal) return { ok: true, ...principal };
-  const result = readPageAndCheck(ctx, caller, email, words);
-  if (caller.checked && !earlier)
-    caller.checked.set(
-      key,
-      result.then((r) => (r.ok ? { userId: r.userId, email: r.email } : null)),
-    );
-  return result;
-}
-
-function readPageAndCheck(
-  ctx: ServicesContext,
-  caller: Caller,
-  email: string,
-  words: string | readonly string[],
-): Promise<PageCheck> {
-  return readAndCheck(ctx, caller, email, words, (normalised, keys) =>
-    readPage(ctx.db, normalised, keys),
-  ).then((result) => (result.ok ? { ...result, page: result.read } : result));
 }
 
 /**
@@ -552,9 +527,19 @@ export function createServices(ctx: ServicesContext): BackendServices {
     },
 
     async clientBalances(body, caller) {
-      const result = await checkWordsForPage(ctx, caller, body.email, body.twelveWords);
+      // The words check, the wallets and the unread count: one statement (record 052), unless
+      // this request checked the words already (then the wallets are read by themselves).
+      const result: WordsCheck & { read?: PageRead } = await checkWordsOnce(
+        caller,
+        body.email,
+        body.twelveWords,
+        () =>
+          readAndCheck(ctx, caller, body.email, body.twelveWords, (email, keys) =>
+            readPage(ctx.db, email, keys),
+          ),
+      );
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
-      const { userId, page } = result;
+      const { userId, read: page } = result;
       // The layout asks for the unread count next (call 7): read with the credentials, kept for it.
       if (page) caller.prefetched?.set(`unread:${userId}`, page.unread);
       const data = await clientBalances(ctx.db, userId, {
@@ -598,12 +583,15 @@ export function createServices(ctx: ServicesContext): BackendServices {
       // The words check, whether the key is recorded and whether two-factor is on: one statement
       // (record 052), unless this request checked the words already (then read one by one).
       const key = body.idempotencyKey ?? null;
-      const already = caller.checked?.get(checkedKey(body.email, body.twelveWords));
-      const result: WordsCheck & { read?: SendCheckRead } = already
-        ? await checkWords(ctx, caller, body.email, body.twelveWords)
-        : await readAndCheck(ctx, caller, body.email, body.twelveWords, (email, keys) =>
+      const result: WordsCheck & { read?: SendCheckRead } = await checkWordsOnce(
+        caller,
+        body.email,
+        body.twelveWords,
+        () =>
+          readAndCheck(ctx, caller, body.email, body.twelveWords, (email, keys) =>
             readSendCheck(ctx.db, email, keys, key),
-          );
+          ),
+      );
       if (!result.ok) return result.limited ?? refusal("invalid_credentials");
       const checks = result.read;
       // Step-up (issue 27, record 048): with two-factor on, a code or a grant of the last 5

@@ -23,6 +23,7 @@ import { openEventStream, type OpenEventStream } from "../support/event-stream.t
 import { inputValue } from "../../scripts/html-forms.ts";
 import { built, freePort, root, spawnHost, TEST_SECRETS, type HostProcess } from "../../scripts/host.ts";
 import { seedSenders, type Sender } from "../../scripts/bench/seed.ts";
+import { sendBody } from "../../scripts/bench/sends.ts";
 import { NGINX, startNginx, type RunningNginx } from "../../scripts/nginx.ts";
 import { openDatabase, rowsOf, type Database } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
@@ -379,13 +380,5 @@ describe.skipIf(skipReason !== undefined)("two hosts on one PostgreSQL behind ng
 
 /** Call 6 (request-transaction): 0.0001 ETH from the sender's wallet, with the idempotency key. */
 function send(port: number, sender: Sender, key: string): Promise<RawAnswer> {
-  return rawCall(port, "/request-transaction", {
-    email: sender.email,
-    twelveWords: sender.words.join(" "),
-    amount: "0.0001",
-    amount_in_usd: "0",
-    receiver_wallet_address: sender.destination,
-    wallet_id: sender.walletId,
-    idempotency_key: key,
-  });
+  return rawCall(port, "/request-transaction", sendBody(sender, key));
 }

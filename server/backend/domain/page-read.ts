@@ -1,4 +1,4 @@
-// A signed-in page's one read (issue 29, record 051). Every signed-in page
+// A signed-in page's one read (issue 29, record 052). Every signed-in page
 // checks the session's e-mail and words (spec section 4) under the words
 // check's limits (record 013), then shows the user's wallets with their
 // balances and the unread count. Those were five statements, each a round trip
