@@ -10,7 +10,9 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { isIP } from "node:net";
 import path from "node:path";
 import { z } from "zod";
+import { validateAddress } from "../common/addresses.ts";
 import { TICKERS, type Ticker } from "../common/coins.ts";
+import type { ChainNetworkSetting, ChainSettings } from "./backend/chains/settings.ts";
 import type { AddressEntry } from "./backend/api/http.ts";
 import { parseSmtpUrl, type SmtpSettings } from "./backend/mail/smtp-url.ts";
 import {
@@ -124,6 +126,26 @@ export const DEFAULT_CONFIRMATIONS: Readonly<Record<Exclude<Ticker, "USDT">, num
   TRX: 19,
   XRP: 1,
 };
+
+/** A JSON-RPC endpoint: http(s) or ws(s). The message never repeats the value (it may hold a key). */
+const rpcUrlSetting = z
+  .string()
+  .optional()
+  .superRefine((value, ctx) => {
+    if (value === undefined) return;
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(value).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (!protocol || !["http:", "https:", "ws:", "wss:"].includes(protocol)) {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be the http(s):// or ws(s):// URL of the network's JSON-RPC endpoint",
+      });
+    }
+  });
 
 /** The most confirmations a policy may ask for (a deposit reports at most 2^31 - 1). */
 export const MAX_CONFIRMATIONS = 1_000_000;
@@ -249,6 +271,12 @@ const envSchema = z.object({
     `CONFIRMATIONS_${Ticker}`,
     typeof confirmationsSetting
   >),
+  // Chain watchers (issue 30, record 053): an EVM network's JSON-RPC endpoint, the USDT token
+  // read on Ethereum, and how often a caught-up watcher asks for the head.
+  CHAIN_RPC_ETH: rpcUrlSetting,
+  CHAIN_RPC_BNB: rpcUrlSetting,
+  CHAIN_TOKEN_USDT: z.string().optional(),
+  CHAIN_POLL_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   // Watch-only issuing (record 039): each coin's account-level extended PUBLIC key; read below.
   ...Object.fromEntries(KEYED_COINS.map((coin) => [`ACCOUNT_KEY_${coin}`, z.string().optional()])),
   POOL_LOW_WATER: z.coerce.number().int().min(0).max(1_000_000).default(20),
@@ -305,6 +333,56 @@ function accountKeys(
     }
   }
   return keys;
+}
+
+const refuse = (name: string, why: string) => new ConfigError(`Invalid configuration:\n  ${name}: ${why}`);
+
+/**
+ * CHAIN_RPC_ETH / CHAIN_RPC_BNB / CHAIN_TOKEN_USDT (record 053). A token address that is not
+ * one, or one set where nothing reads it, stops the start naming the variable.
+ */
+function chainSettings(e: {
+  CHAIN_RPC_ETH?: string | undefined;
+  CHAIN_RPC_BNB?: string | undefined;
+  CHAIN_TOKEN_USDT?: string | undefined;
+  CHAIN_POLL_MS: number;
+  USDT_NETWORK: "erc20" | "trc20";
+}): ChainSettings {
+  let token: ChainNetworkSetting["token"];
+  if (e.CHAIN_TOKEN_USDT !== undefined) {
+    if (e.USDT_NETWORK !== "erc20") {
+      throw refuse(
+        "CHAIN_TOKEN_USDT",
+        "USDT_NETWORK is trc20 (TRON), whose deposits no watcher reads; remove this setting",
+      );
+    }
+    if (e.CHAIN_RPC_ETH === undefined) {
+      throw refuse(
+        "CHAIN_TOKEN_USDT",
+        "has no effect without CHAIN_RPC_ETH (the network the token is read on)",
+      );
+    }
+    const checked = validateAddress("ETH", e.CHAIN_TOKEN_USDT.trim());
+    if (!checked.ok)
+      throw refuse("CHAIN_TOKEN_USDT", `must be the token contract's 0x address. ${checked.reason}`);
+    token = { coin: "USDT", address: checked.address as `0x${string}` };
+  }
+  const networks: ChainNetworkSetting[] = [];
+  const unwatched: string[] = [];
+  if (e.CHAIN_RPC_ETH !== undefined) {
+    networks.push({ network: "ETH", rpcUrl: e.CHAIN_RPC_ETH, native: "ETH", token });
+    if (!token && e.USDT_NETWORK === "erc20") {
+      unwatched.push("USDT deposits are not watched (CHAIN_TOKEN_USDT is not set)");
+    }
+  } else {
+    unwatched.push("ETH deposits are not watched (CHAIN_RPC_ETH is not set)");
+    if (e.USDT_NETWORK === "erc20")
+      unwatched.push("USDT deposits are not watched (CHAIN_RPC_ETH is not set)");
+  }
+  if (e.CHAIN_RPC_BNB !== undefined)
+    networks.push({ network: "BNB", rpcUrl: e.CHAIN_RPC_BNB, native: "BNB" });
+  else unwatched.push("BNB deposits are not watched (CHAIN_RPC_BNB is not set)");
+  return { networks, pollMs: e.CHAIN_POLL_MS, unwatched };
 }
 
 export interface Config {
@@ -369,6 +447,8 @@ export interface Config {
   usdtNetwork: "erc20" | "trc20";
   /** The app's public URL (sent to the prices service as App_url, and every mail's links); default http://HOST:PORT. */
   publicUrl: string | undefined;
+  /** The chain watchers (issue 30, record 053): the EVM networks read, and what is not watched. */
+  chains: ChainSettings;
   /** SMTP_URL, parsed (record 049); undefined: e-mail is off, mails wait in the outbox. */
   smtp: SmtpSettings | undefined;
   /** MAIL_FROM: the From header of every mail. */
@@ -461,7 +541,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const keys = accountKeys(present, e.USDT_NETWORK);
+  const chains = chainSettings(e);
   return {
+    chains,
     accountKeys: keys,
     poolLowWater: e.POOL_LOW_WATER,
     fourEyesUsd: e.FOUR_EYES_USD,

@@ -68,6 +68,11 @@ export async function mountApi(config: Config, database: Database): Promise<Api>
                 ipFailures: { ...DEFAULT_RATE_LIMITS.ipFailures, limit: config.ipFailureLimit },
               },
         usdtNetwork: config.usdtNetwork,
+        chains: {
+          settings: config.chains,
+          confirmations: config.confirmations,
+          holdLock: (key) => database.holdLock(key),
+        },
         custody: { keys: config.accountKeys, poolLowWater: config.poolLowWater },
         holdClock: holdClock(config.testClockFile),
         allowlistHoldHours: config.allowlistHoldHours,

@@ -14,6 +14,7 @@ import { COINS, isTicker } from "../../common/coins.ts";
 import { log } from "../../common/log.ts";
 import type { Database } from "../backend/db/index.ts";
 import { outboxCounts } from "../backend/mail/outbox.ts";
+import { listCursors } from "../backend/domain/chain-watch.ts";
 import type { Config } from "../config.ts";
 import { answerProbe } from "./probes.ts";
 
@@ -138,6 +139,26 @@ export function createMetrics(sources: MetricsSources): Metrics {
         const counts = await outboxCounts(db);
         this.set({ state: "queued" }, counts.queued);
         this.set({ state: "failing" }, counts.failing);
+      },
+    }),
+  );
+  // The chain watchers (issue 30, record 053): per network, the head last seen, the cursor, the
+  // lag in blocks between them, and whether the last step failed (its words: ops chains).
+  registry.registerMetric(
+    new client.Gauge({
+      name: "coinkeep_chain_blocks",
+      help: "Chain watchers by network: figure=head (the chain's head last seen), cursor (the last block read and recorded), lag (head - cursor), failing (1 when the last step failed; ops chains says why).",
+      labelNames: ["network", "figure"],
+      aggregator: "first",
+      registers: [],
+      async collect() {
+        for (const c of await listCursors(db)) {
+          const head = c.head ?? c.blockNumber;
+          this.set({ network: c.network, figure: "head" }, head);
+          this.set({ network: c.network, figure: "cursor" }, c.blockNumber);
+          this.set({ network: c.network, figure: "lag" }, Math.max(head - c.blockNumber, 0));
+          this.set({ network: c.network, figure: "failing" }, c.lastError === null ? 0 : 1);
+        }
       },
     }),
   );

@@ -16,6 +16,7 @@ import { MESSAGE_COMMANDS } from "./commands/messages.ts";
 import { SEND_COMMANDS } from "./commands/sends.ts";
 import { WALLET_COMMANDS } from "./commands/wallets.ts";
 import { DEPOSIT_COMMANDS } from "./commands/deposits.ts";
+import { CHAIN_COMMANDS } from "./commands/chains.ts";
 import { STAFF_COMMANDS } from "./commands/staff.ts";
 import { AUDIT_COMMANDS } from "./commands/audit.ts";
 import { HOLDER_COMMANDS } from "./commands/holders.ts";
@@ -26,6 +27,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
   ...CUSTODY_COMMANDS,
   ...DEPOSIT_COMMANDS,
+  ...CHAIN_COMMANDS,
   ...SEND_COMMANDS,
   ...CONTROL_COMMANDS,
   ...MESSAGE_COMMANDS,

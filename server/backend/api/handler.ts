@@ -30,6 +30,9 @@ import { createRateLimiter, DEFAULT_RATE_LIMITS, type RateLimitPolicy } from "..
 import { createServices, type ServicesContext } from "../services.ts";
 import { secondFactorKeys } from "../domain/two-factor.ts";
 import { createJobs } from "../jobs.ts";
+import { createChainWatchers } from "../chains/watcher.ts";
+import type { ChainSettings } from "../chains/settings.ts";
+import type { HeldLock } from "../db/index.ts";
 import { browserKey } from "../domain/email.ts";
 import { mailKeys } from "../mail/outbox.ts";
 import { createMailSender, type MailSender } from "../mail/sender.ts";
@@ -48,6 +51,17 @@ import {
 } from "./http.ts";
 
 export interface ApiHandlerOptions {
+  /**
+   * The chain watchers (issue 30, record 053): the networks read, the confirmations policy
+   * and the database's leadership lock. Absent: no chain is watched.
+   */
+  chains?:
+    | {
+        settings: ChainSettings;
+        confirmations: Readonly<Record<Ticker, number>>;
+        holdLock: (key: bigint) => Promise<HeldLock | null>;
+      }
+    | undefined;
   db: AppDb;
   /** The platform code every request body must carry. */
   platform: string;
@@ -290,6 +304,14 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
     }
   }
   const jobs = createJobs({ db: opts.db, issuing: ctx.issuing, maintain: opts.maintain });
+  const chains = opts.chains
+    ? createChainWatchers({
+        db: opts.db,
+        settings: opts.chains.settings,
+        policy: { confirmations: opts.chains.confirmations, usdtNetwork: ctx.usdtNetwork },
+        holdLock: opts.chains.holdLock,
+      })
+    : undefined;
   const mail = createMailSender({
     db: opts.db,
     smtp: opts.mail?.smtp,
@@ -305,9 +327,10 @@ export function createBackend(opts: ApiHandlerOptions): Backend {
     async start() {
       await jobs.start();
       mail.start();
+      chains?.start();
     },
     async stop() {
-      await Promise.all([jobs.stop(), mail.stop()]);
+      await Promise.all([jobs.stop(), mail.stop(), chains?.stop()]);
     },
     mail,
   };

@@ -49,6 +49,13 @@ export interface Database {
    * `onGap` is called once it is back, since what was raised meanwhile is lost.
    */
   listen(channels: readonly string[], onNotify: NotificationHandler, onGap?: () => void): Promise<Listening>;
+  /**
+   * A session-level advisory lock held on a connection of its own (the chain watchers'
+   * leadership, record 053), or null when another process holds it. Released when that
+   * connection ends, so a process killed with -9 gives it up. PGlite: one process opens the
+   * database (record 019), so it is always this one's.
+   */
+  holdLock(key: bigint): Promise<HeldLock | null>;
   /** PostgreSQL: the pool's connections now (a metric); PGlite has one connection and no pool. */
   poolStats?: () => { total: number; idle: number; waiting: number };
   /**
@@ -62,6 +69,12 @@ export interface Database {
   maintain?: () => Promise<void>;
   /** Closes PGlite or ends the pool; the process can exit afterwards. */
   close(): Promise<void>;
+}
+
+/** A lock of Database.holdLock: `lost` once its connection is gone (then the lock is too). */
+export interface HeldLock {
+  lost(): boolean;
+  release(): Promise<void>;
 }
 
 export interface OpenDatabaseOptions {
@@ -106,6 +119,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
         db,
         driver: "postgres",
         listen: (channels, onNotify, onGap) => listenPostgres(url, channels, onNotify, onGap),
+        holdLock: (key) => holdPostgresLock(url, key),
         poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
         close: () => pool.end(),
       };
@@ -148,6 +162,7 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
           },
         };
       },
+      holdLock: () => Promise.resolve({ lost: () => closed, release: () => Promise.resolve() }),
       async maintain() {
         if (closed) return;
         await client.exec("VACUUM (ANALYZE)");
@@ -167,6 +182,37 @@ export async function openDatabase(opts: OpenDatabaseOptions): Promise<Database>
     await lock.release();
     throw error;
   }
+}
+
+/** Database.holdLock on PostgreSQL: a client outside the pool, so the lock takes no pool slot. */
+async function holdPostgresLock(url: string, key: bigint): Promise<HeldLock | null> {
+  const client = new pg.Client({ connectionString: url });
+  let lost = false;
+  client.on("error", () => {
+    lost = true;
+  });
+  client.on("end", () => {
+    lost = true;
+  });
+  try {
+    await client.connect();
+    const result = await client.query<{ held: boolean }>("SELECT pg_try_advisory_lock($1::bigint) AS held", [
+      key.toString(),
+    ]);
+    if (result.rows[0]?.held === true) {
+      return {
+        lost: () => lost,
+        async release() {
+          lost = true;
+          await client.end().catch(() => {});
+        },
+      };
+    }
+  } catch {
+    // Unreachable now: not the leader; the caller asks again later.
+  }
+  await client.end().catch(() => {});
+  return null;
 }
 
 /** The advisory lock key of the migrations (any fixed number; "CKMIGRAT" in ASCII). */

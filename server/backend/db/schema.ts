@@ -678,8 +678,25 @@ export const chainDeposits = pgTable(
     amountUsd: text("amount_usd"),
     createdAt: createdAt(),
     creditedAt: timestamp("credited_at", { withTimezone: true, precision: 3 }),
+    /**
+     * Where a chain watcher saw it (issue 30, record 053): the network ('ETH' | 'BNB'), the
+     * block's number and hash. NULL for an output reported by hand (ops deposit, the CSV).
+     */
+    network: text("network"),
+    blockNumber: bigint("block_number", { mode: "number" }),
+    blockHash: text("block_hash"),
+    /** Credited, then its block was reorganised away: the coin's deposits are paused until an operator decides. */
+    orphanedAt: timestamp("orphaned_at", { withTimezone: true, precision: 3 }),
   },
   (t) => [
+    check(
+      "chain_deposits_block_complete",
+      sql`(network IS NULL) = (block_number IS NULL) AND (network IS NULL) = (block_hash IS NULL)`,
+    ),
+    // The watcher's reorganisation and confirmation steps read a network's deposits by block.
+    index("chain_deposits_block_idx")
+      .on(t.network, t.blockNumber)
+      .where(sql`network IS NOT NULL`),
     unique("chain_deposits_output_unique").on(t.coin, t.txid, t.outputIndex),
     check("chain_deposits_status_valid", sql`status IN ('pending', 'credited')`),
     check(
@@ -918,3 +935,32 @@ export const secretChecks = pgTable("secret_checks", {
   checkValue: text("check_value").notNull(),
   createdAt: timestamp("created_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
 });
+
+/**
+ * A chain watcher's place on its network (issue 30, record 053): the last block read and
+ * recorded, moved in the transaction that records what that block paid us; the head last
+ * seen and the last error, for `ops chains` and the metrics.
+ */
+export const chainCursors = pgTable("chain_cursors", {
+  /** 'ETH' | 'BNB'. */
+  network: text("network").primaryKey(),
+  blockNumber: bigint("block_number", { mode: "number" }).notNull(),
+  /** NULL where the watcher started, before it had read a block. */
+  blockHash: text("block_hash"),
+  head: bigint("head", { mode: "number" }),
+  lastError: text("last_error"),
+  lastErrorAt: timestamp("last_error_at", { withTimezone: true, precision: 3 }),
+  updatedAt: timestamp("updated_at", { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+});
+
+/** The hashes of the blocks a watcher has read, back to the deepest confirmations policy: what a reorganisation is told by. */
+export const chainBlocks = pgTable(
+  "chain_blocks",
+  {
+    network: text("network").notNull(),
+    number: bigint("number", { mode: "number" }).notNull(),
+    hash: text("hash").notNull(),
+    parentHash: text("parent_hash").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.network, t.number] })],
+);

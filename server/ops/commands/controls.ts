@@ -419,11 +419,20 @@ be paused (JSON: wouldPause true); run reconcile without it to pause them.`,
     arguments: 0,
     check: (_args, options) => ({ dryRun: options["dry-run"] === true }),
     async run(ctx, { dryRun }) {
-      const { reconcile } = await import("../../backend/domain/reconcile.ts");
-      return reconcile(ctx.db, ctx.actor, { dryRun });
+      const [{ reconcile }, { orphanedDeposits }] = await Promise.all([
+        import("../../backend/domain/reconcile.ts"),
+        import("../../backend/domain/chain-watch.ts"),
+      ]);
+      const rows = await reconcile(ctx.db, ctx.actor, { dryRun });
+      return { rows, orphaned: (await orphanedDeposits(ctx.db)).length };
     },
-    json: (rows) => rows.map(reconcileJson),
-    text: (rows, { dryRun }) =>
-      dryRun ? `Dry run: nothing was written.\n\n${reconcileText(rows)}` : reconcileText(rows),
+    json: ({ rows }) => rows.map(reconcileJson),
+    text({ rows, orphaned }, { dryRun }) {
+      const text = dryRun ? `Dry run: nothing was written.\n\n${reconcileText(rows)}` : reconcileText(rows);
+      // Record 053: credited, then reorganised away — owed to holders, perhaps never received.
+      return orphaned === 0
+        ? text
+        : `${text}\n\n${plural(orphaned, "credited deposit")} whose block was reorganised away: the figures above count them as owed. See ops chains.`;
+    },
   }),
 ];
