@@ -10,6 +10,8 @@ import { listCursors, rescan } from "../../server/backend/domain/chain-watch.ts"
 import { activePause, resume } from "../../server/backend/domain/controls.ts";
 import type { DepositPolicy } from "../../server/backend/domain/deposits.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
+import { deriveAddress } from "../../server/backend/custody/derive.ts";
+import { TRUST_KEYS } from "../fixtures/account-keys.ts";
 import { startEvmNode, type EvmNode } from "../support/evm-node.ts";
 import { databaseTargets, fundedWallet, insertUser, randomAddress, type OpenedDatabase } from "./helpers.ts";
 
@@ -20,6 +22,15 @@ const POLICY: DepositPolicy = {
 };
 
 let node: EvmNode;
+/** Each wallet the next receive address of COINS.md's account key, across both databases (they share one chain). */
+let nextIndex = 0;
+
+/** A wallet whose address is derived from the coin's account key, as issuing would give it. */
+function issuedWallet(db: OpenedDatabase["database"]["db"], coin: "ETH" | "USDT") {
+  return insertUser(db, "chain").then((user) =>
+    fundedWallet(db, user, coin, { address: deriveAddress(coin, TRUST_KEYS[coin], nextIndex++) }),
+  );
+}
 let token: `0x${string}`;
 let port = 8730;
 
@@ -87,9 +98,8 @@ describe.each(databaseTargets())("chain watcher on $name", (target) => {
 
   test("an ETH and a token transfer to issued addresses: pending, then credited once at the policy; others ignored", async () => {
     const db = opened.database.db;
-    const user = await insertUser(db, "chain");
-    const eth = await fundedWallet(db, user, "ETH");
-    const usdt = await fundedWallet(db, user, "USDT");
+    const eth = await issuedWallet(db, "ETH");
+    const usdt = await issuedWallet(db, "USDT");
 
     const ethTx = await node.sendEth(eth.address as `0x${string}`, 2n * ETH_WEI);
     const tokenTx = await node.sendToken(token, usdt.address as `0x${string}`, 5_000_000n);
@@ -139,11 +149,23 @@ describe.each(databaseTargets())("chain watcher on $name", (target) => {
     expect(credits[0]?.n).toBe(1);
   });
 
+  test("what a block scan cannot see: ETH paid to us by a contract's internal call (record 053)", async () => {
+    const db = opened.database.db;
+    const eth = await issuedWallet(db, "ETH");
+    const internal = await node.sendInternal(eth.address as `0x${string}`, ETH_WEI);
+    await node.mine(3);
+    await catchUp(watcher);
+    // The value arrived on the chain…
+    expect(await node.client.getBalance({ address: eth.address as `0x${string}` })).toBe(ETH_WEI);
+    // …but no transaction names our address and no log tells it: nothing recorded, for the operator to report.
+    expect(await deposits(db, internal)).toEqual([]);
+    expect(await walletBalance(db, eth.walletId)).toBe(0n);
+  });
+
   test("a reorganisation withdraws a pending deposit and pauses the coin on a credited one", async () => {
     const db = opened.database.db;
-    const user = await insertUser(db, "reorg");
-    const eth = await fundedWallet(db, user, "ETH");
-    const usdt = await fundedWallet(db, user, "USDT");
+    const eth = await issuedWallet(db, "ETH");
+    const usdt = await issuedWallet(db, "USDT");
     const snapshot = await node.snapshot();
 
     // A token deposit credited at 2 confirmations, then an ETH one seen once.

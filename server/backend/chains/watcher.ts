@@ -112,13 +112,15 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       setting.native,
       candidates.map((c) => c.tx.to ?? ""),
     );
-    for (const { block, tx } of candidates) {
-      if (!tx.to || !ours.has(tx.to)) continue;
-      // A transaction that failed moved no value, though it names one.
-      const receipt = await source.receipt(tx.hash);
+    const paying = candidates.filter((c) => c.tx.to !== null && ours.has(c.tx.to));
+    // A transaction that failed moved no value, though it names one. Asked together: over http
+    // viem sends them as JSON-RPC batches.
+    const receipts = await Promise.all(paying.map((c) => source.receipt(c.tx.hash)));
+    for (const [i, { block, tx }] of paying.entries()) {
+      const receipt = receipts[i];
       if (!receipt) throw new ChainMoved(`no receipt for ${tx.hash}`);
       if (receipt.blockHash !== block.hash) throw new ChainMoved(`${tx.hash} moved to another block`);
-      if (!receipt.ok) continue;
+      if (!receipt.ok || !tx.to) continue;
       found.push({
         coin: setting.native,
         txid: tx.hash,
@@ -291,7 +293,10 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
         ? 0
         : outcome === "failed"
           ? Math.min(2_000 * 2 ** Math.min(failures - 1, 10), MAX_BACKOFF_MS)
-          : opts.pollMs;
+          : outcome === "not-leader"
+            ? // Each ask opens a connection: a follower asks at most once a second.
+              Math.max(opts.pollMs, 1_000)
+            : opts.pollMs;
     timer = setTimeout(loop, wait);
     timer.unref();
   }
