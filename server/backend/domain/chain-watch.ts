@@ -13,7 +13,7 @@
 //
 // Each takes the network's transaction-level advisory lock first (CHAIN_WRITE_LOCK), so the
 // three never interleave on one network, whichever process runs them.
-import { and, asc, desc, eq, gt, gte, isNotNull, lt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
 import type { EvmNetwork } from "../chains/settings.ts";
 import type { AppDb } from "../db/index.ts";
@@ -233,6 +233,7 @@ export async function recordBlocks(db: AppDb, input: RecordBlocksInput): Promise
     // The network's pending deposits in earlier blocks have one confirmation more per block read.
     const waiting = await tx
       .select({
+        id: chainDeposits.id,
         coin: chainDeposits.coin,
         txid: chainDeposits.txid,
         outputIndex: chainDeposits.outputIndex,
@@ -249,12 +250,26 @@ export async function recordBlocks(db: AppDb, input: RecordBlocksInput): Promise
           lt(chainDeposits.blockNumber, blocks[0]?.number ?? tip.number),
         ),
       );
+    // Those that reach their coin's policy are credited through recordDeposit (which checks the
+    // pauses and writes the audit row); the others only count, in one statement, without an audit
+    // row per block (the watcher's count is the chain's, not an operator's report).
+    const counting: string[] = [];
     for (const w of waiting) {
       if (!isTicker(w.coin) || w.blockNumber === null) continue;
       const confirmations = tip.number - w.blockNumber + 1;
       if (confirmations <= (w.confirmations ?? 0)) continue;
+      if (confirmations < policy.confirmations[w.coin]) {
+        counting.push(w.id);
+        continue;
+      }
       const r = await record(tx, network, { ...w, coin: w.coin, confirmations }, policy);
       if (r) recorded.push(r);
+    }
+    if (counting.length > 0) {
+      await tx
+        .update(chainDeposits)
+        .set({ confirmations: sql`${tip.number}::bigint - ${chainDeposits.blockNumber} + 1` })
+        .where(inArray(chainDeposits.id, counting));
     }
 
     await tx
