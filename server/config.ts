@@ -17,9 +17,12 @@ import type { AddressEntry } from "./backend/api/http.ts";
 import { parseSmtpUrl, type SmtpSettings } from "./backend/mail/smtp-url.ts";
 import {
   accountKeyFingerprint,
+  deriveAddress,
   KEYED_COINS,
   parseAccountKey,
   type ConfiguredKeys,
+  type KeyedCoin,
+  type Scheme,
 } from "./backend/custody/derive.ts";
 import { normaliseUsd } from "./backend/domain/amounts.ts";
 
@@ -332,6 +335,8 @@ function accountKeys(
       throw new ConfigError(`Invalid configuration:\n  ${name}${forUsdt}: ${why}`);
     }
   }
+  const shared = sharedAccounts(keys, usdtNetwork);
+  if (shared.length > 0) throw new ConfigError(`Invalid configuration:\n${shared.join("\n")}`);
   return keys;
 }
 
@@ -383,6 +388,44 @@ function chainSettings(e: {
     networks.push({ network: "BNB", rpcUrl: e.CHAIN_RPC_BNB, native: "BNB" });
   else unwatched.push("BNB deposits are not watched (CHAIN_RPC_BNB is not set)");
   return { networks, pollMs: e.CHAIN_POLL_MS, unwatched };
+}
+
+/** Where a coin's own account goes when two coins were given one (record 054's example). */
+const SEPARATE_ACCOUNT: Partial<Record<Scheme, string>> = {
+  "bip44-evm": "m/44'/60'/1' for BNB and m/44'/60'/2' for USDT",
+  "bip44-tron": "m/44'/195'/1' for USDT",
+};
+
+/**
+ * One address, one holder (record 054): each coin draws its indexes from a counter of its own,
+ * so two coins configured with the same account key whose addresses are written alike (ETH,
+ * BNB and USDT on ERC-20; TRX and USDT on TRC-20) would issue the same address to two holders.
+ * Such a pair is refused, one line each, naming both variables. The same key for coins whose
+ * addresses differ (an xpub given to BTC and DOGE: bc1q… and D…) issues no address twice.
+ */
+function sharedAccounts(keys: ConfiguredKeys, usdtNetwork: "erc20" | "trc20"): string[] {
+  // USDT last, so it is named after the native coin it shares a chain with.
+  const order: KeyedCoin[] = [...KEYED_COINS.filter((c) => c !== "USDT"), "USDT"];
+  const index0 = (coin: KeyedCoin): string | undefined => {
+    const configured = keys[coin];
+    return configured && deriveAddress(coin, configured.key, 0, { usdtNetwork });
+  };
+  const variable = (coin: KeyedCoin) =>
+    `ACCOUNT_KEY_${coin}${coin === "USDT" ? ` (USDT_NETWORK=${usdtNetwork})` : ""}`;
+  const lines: string[] = [];
+  for (const [i, coin] of order.entries()) {
+    const mine = keys[coin];
+    if (!mine) continue;
+    const first = order
+      .slice(0, i)
+      .find((other) => keys[other]?.fingerprint === mine.fingerprint && index0(other) === index0(coin));
+    if (first === undefined) continue;
+    const example = SEPARATE_ACCOUNT[mine.key.scheme] ?? "the next account number, …/1'";
+    lines.push(
+      `  ${variable(first)} and ${variable(coin)}: the same account key (fingerprint ${mine.fingerprint}) would give ${first} and ${coin} the same addresses, each from its own index counter, so one address would be two holders' wallets; configure a separate account for one of them (e.g. ${example}) and never repeat the key value`,
+    );
+  }
+  return lines;
 }
 
 export interface Config {

@@ -1,5 +1,6 @@
 // Watch-only issuing (issue 16, record 039), on both databases: with the Trust Wallet
-// account keys of shared/COINS.md configured, a wallet requested through call 5 shows its
+// mnemonic's account keys configured (shared/COINS.md; BNB and USDT on accounts of their own,
+// record 054), a wallet requested through call 5 shows its
 // address in call 4 at once (index 0 first, then 1); SOL from the pool; a coin set to
 // manual, or an issuing pause, leaves the request waiting; pool add refuses bad files
 // whole and catches waiting requests up, as does issuing auto. The operator commands run
@@ -29,7 +30,7 @@ import {
 import { issueAutomatically } from "../../server/backend/domain/issuing.ts";
 import { loadConfig } from "../../server/config.ts";
 import { parseCommandLine, runInServer } from "../../server/ops/registry.ts";
-import { TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
+import { CONFIGURED_INDEX0, CONFIGURED_KEYS, TRUST_KEY_ENV } from "../fixtures/account-keys.ts";
 import { connectApi, describeEachDatabase, type Api, type ApiAccount } from "./api-suite.ts";
 import { overHttp } from "./helpers.ts";
 
@@ -111,17 +112,17 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
   }
   const requested = { status: 200, body: { success: true, message: "Wallet requested." } };
 
-  test("each keyed coin's first wallet gets COINS.md's index-0 address at once, the second index 1", async () => {
+  test("each keyed coin's first wallet gets its account's index-0 address at once, the second index 1", async () => {
     for (const coin of KEYED_COINS) {
       const first = await api.newAccount("issuing");
       expect(await request(first, coin)).toEqual(requested);
-      expect([coin, await shownAddress(first, coin)]).toEqual([coin, TRUST_INDEX0[coin]]);
+      expect([coin, await shownAddress(first, coin)]).toEqual([coin, CONFIGURED_INDEX0[coin]]);
 
-      const key = parseAccountKey(coin, TRUST_KEYS[coin]);
+      const key = parseAccountKey(coin, CONFIGURED_KEYS[coin]);
       const fingerprint = accountKeyFingerprint(key);
       const row = await walletRow(first, coin);
       expect(row).toMatchObject({
-        address: TRUST_INDEX0[coin],
+        address: CONFIGURED_INDEX0[coin],
         addressSource: "derived",
         derivationKey: fingerprint,
         derivationIndex: 0,
@@ -134,7 +135,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
           details: {
             userId: first.userId,
             coin,
-            address: TRUST_INDEX0[coin],
+            address: CONFIGURED_INDEX0[coin],
             keyId: fingerprint,
             index: 0,
             trigger: "request",
@@ -163,7 +164,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
       body: { success: true, message: "Wallet already requested." },
     });
     expect(await counter()).toEqual(before);
-    expect(await shownAddress(account, "BTC")).toBe(deriveAddress("BTC", TRUST_KEYS.BTC, 2));
+    expect(await shownAddress(account, "BTC")).toBe(deriveAddress("BTC", CONFIGURED_KEYS.BTC, 2));
   });
 
   test("a request that rolls back gives its index back: the next wallet gets it", async () => {
@@ -189,7 +190,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
     ).rejects.toThrow("rolled back");
     expect(await counter()).toBe(before);
     expect(await request(account, "TRX")).toEqual(requested);
-    expect(await shownAddress(account, "TRX")).toBe(deriveAddress("TRX", TRUST_KEYS.TRX, before));
+    expect(await shownAddress(account, "TRX")).toBe(deriveAddress("TRX", CONFIGURED_KEYS.TRX, before));
   });
 
   test("SOL: requested while the pool is empty; pool add issues it the oldest address, later requests take the next", async () => {
@@ -274,7 +275,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
       "# a comment",
       pooled?.address ?? "",
       taken?.address ?? "",
-      TRUST_INDEX0.ETH,
+      CONFIGURED_INDEX0.ETH,
     ]);
     const poolSize = async () => Number((await api.db.select({ n: count() }).from(addressPool))[0]?.n);
     const auditSize = async () => Number((await api.db.select({ n: count() }).from(auditLog))[0]?.n);
@@ -334,7 +335,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
       (await api.db.select().from(custodyIndexCounters).where(eq(custodyIndexCounters.coin, "ETH")))[0]
         ?.nextIndex,
     );
-    const fingerprint = accountKeyFingerprint(parseAccountKey("ETH", TRUST_KEYS.ETH));
+    const fingerprint = accountKeyFingerprint(parseAccountKey("ETH", CONFIGURED_KEYS.ETH));
     expect(await ops(["issuing", "eth", "auto", "--reason", "rotation done", "--as", "Ops Olga"])).toEqual({
       code: 0,
       stdout:
@@ -342,7 +343,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
         "Issued 1 waiting ETH request at once.\n",
       stderr: "",
     });
-    expect(await shownAddress(account, "ETH")).toBe(deriveAddress("ETH", TRUST_KEYS.ETH, next));
+    expect(await shownAddress(account, "ETH")).toBe(deriveAddress("ETH", CONFIGURED_KEYS.ETH, next));
     const row = await walletRow(account, "ETH");
     expect(await auditOf(row.id)).toMatchObject([
       { actor: "system", action: "wallet.issue-derived", details: { index: next, trigger: "issuing auto" } },
@@ -363,7 +364,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
     expect(await request(account, "DOGE")).toEqual(requested);
     expect(await shownAddress(account, "DOGE")).toBe("Not added yet");
     const wallet = await walletRow(account, "DOGE");
-    const manual = deriveAddress("DOGE", TRUST_KEYS.DOGE, 1000);
+    const manual = deriveAddress("DOGE", CONFIGURED_KEYS.DOGE, 1000);
     expect(await ops(["issue-address", wallet.id, manual, "--as", "ops"])).toEqual({
       code: 1,
       stdout: "",
@@ -413,7 +414,7 @@ describeEachDatabase("issuing, database: $name", (getDatabase) => {
     const row = await walletRow(account, "TRX");
     expect(row).toMatchObject({ addressSource: "derived" });
     expect(await shownAddress(account, "TRX")).toBe(
-      deriveAddress("TRX", TRUST_KEYS.TRX, row.derivationIndex ?? -1),
+      deriveAddress("TRX", CONFIGURED_KEYS.TRX, row.derivationIndex ?? -1),
     );
     expect(await auditOf(row.id)).toMatchObject([
       { actor: "system", action: "wallet.issue-derived", details: { coin: "TRX", trigger: "resume" } },

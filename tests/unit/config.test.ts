@@ -3,9 +3,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { validateAddress } from "../../common/addresses.ts";
-import { deriveAddress, KEYED_COINS } from "../../server/backend/custody/derive.ts";
+import {
+  accountKeyFingerprint,
+  deriveAddress,
+  KEYED_COINS,
+  parseAccountKey,
+} from "../../server/backend/custody/derive.ts";
 import { ConfigError, loadConfig, PLACEHOLDER_COMPANY_NUMBER, sharedSecrets } from "../../server/config.ts";
-import { TRON_KEY, TRUST_INDEX0, TRUST_KEY_ENV, TRUST_KEYS } from "../fixtures/account-keys.ts";
+import {
+  CONFIGURED_INDEX0,
+  SEPARATE_ACCOUNTS,
+  TRON_KEY,
+  TRUST_INDEX0,
+  TRUST_KEY_ENV,
+  TRUST_KEYS,
+} from "../fixtures/account-keys.ts";
 
 const dirs: string[] = [];
 function dataDir(): string {
@@ -319,10 +331,11 @@ describe("watch-only account keys (record 039)", () => {
       const configured = all.accountKeys[coin];
       if (!configured) throw new Error(coin);
       expect([coin, configured.fingerprint]).toEqual([coin, expect.stringMatching(/^[0-9a-f]{16}$/u)]);
-      expect(deriveAddress(coin, configured.key, 0)).toBe(TRUST_INDEX0[coin]);
+      expect(deriveAddress(coin, configured.key, 0)).toBe(CONFIGURED_INDEX0[coin]);
     }
-    // ETH, BNB and USDT share the account (m/44'/60'/0'): the same fingerprint.
-    expect(all.accountKeys.USDT?.fingerprint).toBe(all.accountKeys.ETH?.fingerprint);
+    // One account per coin (record 054): every fingerprint differs.
+    const fingerprints = Object.values(all.accountKeys).map((configured) => configured.fingerprint);
+    expect(new Set(fingerprints).size).toBe(KEYED_COINS.length);
 
     const tron = loadConfig({
       DATA_DIR: dataDir(),
@@ -358,5 +371,102 @@ describe("watch-only account keys (record 039)", () => {
     expect(message({ POOL_LOW_WATER: "-1" })).toMatch(/POOL_LOW_WATER: /u);
     // An empty value counts as unset, as everywhere.
     expect(message({ ACCOUNT_KEY_BTC: "" })).toBe("no error");
+  });
+});
+
+describe("one address, one holder: an account key for two coins (record 054)", () => {
+  const secretsOnly = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
+  const message = (env: Record<string, string>) => {
+    try {
+      loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...env });
+    } catch (error) {
+      if (error instanceof ConfigError) return error.message;
+      throw error;
+    }
+    return "no error";
+  };
+  const evm = accountKeyFingerprint(parseAccountKey("ETH", TRUST_KEYS.ETH));
+  const tron = accountKeyFingerprint(parseAccountKey("TRX", TRON_KEY));
+  const evmFix =
+    "configure a separate account for one of them (e.g. m/44'/60'/1' for BNB and m/44'/60'/2' for USDT) and never repeat the key value";
+
+  test("ETH and BNB with one key: refused, naming both variables and the fix", () => {
+    const refused = message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_BNB: TRUST_KEYS.ETH });
+    expect(refused).toBe(
+      `Invalid configuration:\n  ACCOUNT_KEY_ETH and ACCOUNT_KEY_BNB: the same account key (fingerprint ${evm}) would give ETH and BNB the same addresses, each from its own index counter, so one address would be two holders' wallets; ${evmFix}`,
+    );
+    expect(refused).not.toContain(TRUST_KEYS.ETH.slice(4, 40));
+  });
+
+  test("ETH and USDT on ERC-20 (the default network): refused; ETH, BNB and USDT together: one line each", () => {
+    const usdt = `  ACCOUNT_KEY_ETH and ACCOUNT_KEY_USDT (USDT_NETWORK=erc20): the same account key (fingerprint ${evm}) would give ETH and USDT the same addresses, each from its own index counter, so one address would be two holders' wallets; ${evmFix}`;
+    expect(message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toBe(
+      `Invalid configuration:\n${usdt}`,
+    );
+    expect(
+      message({
+        ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
+        ACCOUNT_KEY_USDT: TRUST_KEYS.ETH,
+        USDT_NETWORK: "erc20",
+      }),
+    ).toBe(`Invalid configuration:\n${usdt}`);
+    const three = message({
+      ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
+      ACCOUNT_KEY_BNB: TRUST_KEYS.ETH,
+      ACCOUNT_KEY_USDT: TRUST_KEYS.ETH,
+    }).split("\n");
+    expect(three).toHaveLength(3);
+    expect(three[1]).toMatch(/^ {2}ACCOUNT_KEY_ETH and ACCOUNT_KEY_BNB: /u);
+    expect(three[2]).toBe(usdt);
+    // Without ETH, BNB and USDT still collide.
+    expect(message({ ACCOUNT_KEY_BNB: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toMatch(
+      /^Invalid configuration:\n {2}ACCOUNT_KEY_BNB and ACCOUNT_KEY_USDT \(USDT_NETWORK=erc20\): the same account key/u,
+    );
+  });
+
+  test("TRX and USDT on TRC-20: refused, pointing at m/44'/195'/1'", () => {
+    expect(message({ ACCOUNT_KEY_TRX: TRON_KEY, ACCOUNT_KEY_USDT: TRON_KEY, USDT_NETWORK: "trc20" })).toBe(
+      `Invalid configuration:\n  ACCOUNT_KEY_TRX and ACCOUNT_KEY_USDT (USDT_NETWORK=trc20): the same account key (fingerprint ${tron}) would give TRX and USDT the same addresses, each from its own index counter, so one address would be two holders' wallets; configure a separate account for one of them (e.g. m/44'/195'/1' for USDT) and never repeat the key value`,
+    );
+  });
+
+  test("the same key for coins whose addresses differ is not refused: they cannot issue one address twice", () => {
+    // An xpub taken by BTC (as BIP-84, bc1q…) and DOGE (D…): the same fingerprint, other addresses.
+    const btcDoge = loadConfig({
+      DATA_DIR: dataDir(),
+      ...secretsOnly,
+      ACCOUNT_KEY_BTC: TRUST_KEYS.DOGE,
+      ACCOUNT_KEY_DOGE: TRUST_KEYS.DOGE,
+    }).accountKeys;
+    expect(btcDoge.BTC?.fingerprint).toBe(btcDoge.DOGE?.fingerprint);
+    const [btc, doge] = [btcDoge.BTC, btcDoge.DOGE];
+    if (!btc || !doge) throw new Error("BTC, DOGE");
+    expect(deriveAddress("BTC", btc.key, 0)).toMatch(/^bc1q/u);
+    expect(deriveAddress("DOGE", doge.key, 0)).toMatch(/^D/u);
+    // ETH's key for TRX (a misconfiguration derive.ts cannot see): 0x… and T…, never equal.
+    expect(message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_TRX: TRUST_KEYS.ETH })).toBe("no error");
+    // USDT on TRC-20 with ETH's key shares nothing with ETH's 0x… addresses.
+    expect(
+      message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH, USDT_NETWORK: "trc20" }),
+    ).toBe("no error");
+  });
+
+  test("separate accounts of one mnemonic are accepted", () => {
+    expect(
+      message({
+        ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
+        ACCOUNT_KEY_BNB: SEPARATE_ACCOUNTS.BNB.key,
+        ACCOUNT_KEY_USDT: SEPARATE_ACCOUNTS.USDT_ERC20.key,
+        ACCOUNT_KEY_TRX: TRON_KEY,
+      }),
+    ).toBe("no error");
+    expect(
+      message({
+        ACCOUNT_KEY_TRX: TRON_KEY,
+        ACCOUNT_KEY_USDT: SEPARATE_ACCOUNTS.USDT_TRC20.key,
+        USDT_NETWORK: "trc20",
+      }),
+    ).toBe("no error");
+    expect(message(TRUST_KEY_ENV)).toBe("no error");
   });
 });

@@ -18,9 +18,18 @@ import type { Ticker } from "../../common/coins.ts";
 import {
   AccountKey,
   MAX_ADDRESS_INDEX,
+  type KeyedCoin,
   deriveAddress,
   parseAccountKey,
 } from "../../server/backend/custody/derive.ts";
+import {
+  CONFIGURED_INDEX0,
+  CONFIGURED_KEYS,
+  SEPARATE_ACCOUNTS,
+  TRON_KEY,
+  TRUST_INDEX0,
+  TRUST_KEYS,
+} from "../fixtures/account-keys.ts";
 
 const TRUST = "shoot island position soft burden budget tooth cruel issue economy destroy above";
 const ABANDON =
@@ -132,6 +141,52 @@ describe("account keys from the Trust Wallet test mnemonic", () => {
 
   test("surrounding spaces in the configured key are ignored", () => {
     expect(deriveAddress("ETH", `  ${ethXpub}\n`, 0)).toBe("0x8f348F300873Fd5DA36950B2aC75a26584584feE");
+  });
+});
+
+describe("the fixtures' account keys (tests/fixtures/account-keys.ts) are the mnemonic's", () => {
+  test("TRUST_KEYS and TRUST_INDEX0: the published keys and addresses", () => {
+    expect(TRUST_KEYS).toEqual({
+      BTC: btcZpub,
+      ETH: ethXpub,
+      BNB: ethXpub,
+      USDT: ethXpub,
+      DOGE: dogeXpub,
+      TRX: trxXpub,
+      XRP: xrpXpub,
+      ADA: adaXvk,
+    });
+    expect(TRON_KEY).toBe(trxXpub);
+    for (const [coin, key] of Object.entries(TRUST_KEYS) as [Ticker, string][]) {
+      expect([coin, deriveAddress(coin, key, 0)]).toEqual([
+        coin,
+        TRUST_INDEX0[coin as keyof typeof TRUST_INDEX0],
+      ]);
+    }
+  });
+
+  // Record 054: BNB and USDT get accounts of their own, so no two coins issue one address.
+  test.each([
+    ["BNB", SEPARATE_ACCOUNTS.BNB, "erc20"],
+    ["USDT", SEPARATE_ACCOUNTS.USDT_ERC20, "erc20"],
+    ["USDT", SEPARATE_ACCOUNTS.USDT_TRC20, "trc20"],
+  ] as const)("%s at %j: the key and its index-0 address", (coin, separate, usdtNetwork) => {
+    expect(publicKeyOf(TRUST, separate.path)).toBe(separate.key);
+    expect(deriveAddress(coin, separate.key, 0, { usdtNetwork })).toBe(separate.index0);
+  });
+
+  test("CONFIGURED_KEYS: one account per coin, every index-0 address its own", () => {
+    expect(SEPARATE_ACCOUNTS.BNB.path).toBe("m/44'/60'/1'");
+    expect(SEPARATE_ACCOUNTS.USDT_ERC20.path).toBe("m/44'/60'/2'");
+    expect(SEPARATE_ACCOUNTS.USDT_TRC20.path).toBe("m/44'/195'/1'");
+    expect(new Set(Object.values(CONFIGURED_KEYS)).size).toBe(Object.keys(CONFIGURED_KEYS).length);
+    for (const [coin, key] of Object.entries(CONFIGURED_KEYS) as [KeyedCoin, string][]) {
+      expect([coin, deriveAddress(coin, key, 0)]).toEqual([coin, CONFIGURED_INDEX0[coin]]);
+    }
+    const addresses = Object.values(CONFIGURED_INDEX0).map((address) => address.toLowerCase());
+    expect(new Set(addresses).size).toBe(addresses.length);
+    // USDT on TRC-20's own account differs from TRX's.
+    expect(SEPARATE_ACCOUNTS.USDT_TRC20.index0).not.toBe(TRUST_INDEX0.TRX);
   });
 });
 

@@ -12,6 +12,9 @@
 //   ADA                      CIP-1852 m/1852'/1815'/0' acct_xvk or xpub1 (bech32)  addr1… base address
 //                            (payment …/0/index, stake …/2/0; Bip32-Ed25519, in cardano.ts)
 //   SOL has no public derivation (SLIP-0010 ed25519 is hardened-only): it uses an address pool.
+// The paths are account 0's; any hardened account is taken. Coins that write their addresses
+// alike get accounts of their own (record 054: BNB m/44'/60'/1', USDT m/44'/60'/2' or
+// m/44'/195'/1'); server/config.ts refuses one key for two of them.
 //
 // An xpub carries no coin: the key of m/44'/60'/0' and that of m/84'/0'/0' look alike, so
 // an ETH xpub configured for BTC cannot be refused here. A zpub, ypub, dgub or testnet key
