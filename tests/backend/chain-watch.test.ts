@@ -11,7 +11,7 @@ import { activePause, resume } from "../../server/backend/domain/controls.ts";
 import type { DepositPolicy } from "../../server/backend/domain/deposits.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
 import { deriveAddress } from "../../server/backend/custody/derive.ts";
-import { TRUST_KEYS } from "../fixtures/account-keys.ts";
+import { CONFIGURED_KEYS } from "../fixtures/account-keys.ts";
 import { startEvmNode, type EvmNode } from "../support/evm-node.ts";
 import { databaseTargets, fundedWallet, insertUser, randomAddress, type OpenedDatabase } from "./helpers.ts";
 
@@ -28,7 +28,7 @@ let nextIndex = 0;
 /** A wallet whose address is derived from the coin's account key, as issuing would give it. */
 function issuedWallet(db: OpenedDatabase["database"]["db"], coin: "ETH" | "USDT") {
   return insertUser(db, "chain").then((user) =>
-    fundedWallet(db, user, coin, { address: deriveAddress(coin, TRUST_KEYS[coin], nextIndex++) }),
+    fundedWallet(db, user, coin, { address: deriveAddress(coin, CONFIGURED_KEYS[coin], nextIndex++) }),
   );
 }
 let token: `0x${string}`;
