@@ -50,6 +50,7 @@ describe("a node answering garbage", () => {
   let server: Server;
   let answer: unknown;
   let url: string;
+  const reply = (call: { id: number }) => ({ jsonrpc: "2.0", id: call.id, result: answer });
   beforeAll(async () => {
     server = createServer((req, res) => {
       let body = "";
@@ -57,7 +58,6 @@ describe("a node answering garbage", () => {
       req.on("end", () => {
         // viem sends JSON-RPC batches (arrays) over http.
         const calls = JSON.parse(body) as { id: number } | { id: number }[];
-        const reply = (call: { id: number }) => ({ jsonrpc: "2.0", id: call.id, result: answer });
         res.setHeader("content-type", "application/json");
         res.end(JSON.stringify(Array.isArray(calls) ? calls.map(reply) : reply(calls)));
       });
