@@ -8,7 +8,7 @@ import { createChainWatcher, type ChainWatcher } from "../../server/backend/chai
 import { auditLog, chainDeposits } from "../../server/backend/db/schema.ts";
 import { listCursors, rescan } from "../../server/backend/domain/chain-watch.ts";
 import { activePause, resume } from "../../server/backend/domain/controls.ts";
-import type { DepositPolicy } from "../../server/backend/domain/deposits.ts";
+import { recordDeposit, type DepositPolicy } from "../../server/backend/domain/deposits.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
 import { deriveAddress } from "../../server/backend/custody/derive.ts";
 import { CONFIGURED_KEYS } from "../fixtures/account-keys.ts";
@@ -160,6 +160,40 @@ describe.each(databaseTargets())("chain watcher on $name", (target) => {
     // …but no transaction names our address and no log tells it: nothing recorded, for the operator to report.
     expect(await deposits(db, internal)).toEqual([]);
     expect(await walletBalance(db, eth.walletId)).toBe(0n);
+  });
+
+  test("an output an operator reported with another amount: left as it was, written down, and the watcher reads on", async () => {
+    const db = opened.database.db;
+    const typo = await issuedWallet(db, "ETH");
+    const other = await issuedWallet(db, "ETH");
+    const typoTx = await node.sendEth(typo.address as `0x${string}`, 3n * ETH_WEI);
+    const otherTx = await node.sendEth(other.address as `0x${string}`, ETH_WEI);
+    // Reported by hand before the block is read, with 30 ETH instead of 3.
+    const byHand = await recordDeposit(
+      db,
+      {
+        coin: "ETH",
+        txid: typoTx,
+        outputIndex: 0,
+        address: typo.address,
+        units: 30n * ETH_WEI,
+        confirmations: 0,
+      },
+      POLICY,
+    );
+    expect(byHand).toMatchObject({ ok: true, outcome: "pending" });
+    await node.mine(3);
+    await catchUp(watcher);
+    expect(await deposits(db, typoTx)).toMatchObject([{ status: "pending", amount: 30n * ETH_WEI }]);
+    expect(await deposits(db, otherTx)).toMatchObject([{ status: "credited", amount: ETH_WEI }]);
+    const [conflict] = await db
+      .select({ reason: auditLog.reason })
+      .from(auditLog)
+      .where(and(eq(auditLog.action, "deposit.conflict"), eq(auditLog.subject, typoTx)));
+    expect(conflict?.reason).toBe(
+      `Refused: ETH output ${typoTx}:0 is already recorded with amount 30 ETH, not 3 ETH. Nothing written.`,
+    );
+    expect((await listCursors(db))[0]?.lastError).toBeNull();
   });
 
   test("a reorganisation withdraws a pending deposit and pauses the coin on a credited one", async () => {

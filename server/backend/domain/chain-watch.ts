@@ -15,6 +15,7 @@
 // three never interleave on one network, whichever process runs them.
 import { and, asc, desc, eq, gt, gte, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { isTicker, type Ticker } from "../../../common/coins.ts";
+import { log } from "../../../common/log.ts";
 import type { EvmNetwork } from "../chains/settings.ts";
 import type { AppDb } from "../db/index.ts";
 import { auditLog, chainBlocks, chainCursors, chainDeposits, wallets } from "../db/schema.ts";
@@ -159,10 +160,31 @@ async function record(
     }
     return r;
   }
-  // A wallet that had the address moments ago is not ours any more (none is ever re-issued):
-  // nothing to record. Anything else (a pause, an output recorded by hand with another amount)
-  // stops the step: the cursor stays before this block, so nothing is missed meanwhile.
+  // An address that is not ours (any more): nothing to record.
   if (r.reason === "not-ours" || r.reason === "invalid-address") return undefined;
+  // The same output reported by hand with another address or amount: the chain says otherwise.
+  // Stopping here would stop every deposit of the network for one operator's typo, so the
+  // watcher records the disagreement (an audit row, and the log) and goes on; the operator
+  // settles that one output.
+  if (r.reason === "conflict") {
+    log.error("chain deposit disagrees with the one recorded by hand; not recorded", {
+      network,
+      coin: t.coin,
+      txid: t.txid,
+      outputIndex: t.outputIndex,
+    });
+    await audit(tx, "deposit.conflict", t.txid, {
+      network,
+      coin: t.coin,
+      txid: t.txid,
+      outputIndex: t.outputIndex,
+      units: t.units.toString(),
+      address: t.address,
+      reason: r.message,
+    });
+    return undefined;
+  }
+  // A pause stops the step: the cursor stays before this block, so nothing is missed meanwhile.
   throw new ChainStepRefused(r.message);
 }
 
