@@ -54,6 +54,7 @@ export const COMMAND_ROLES = {
   credit: ["treasury"],
   "holdings set": ["treasury"],
   reconcile: ["treasury", "compliance"],
+  chains: ["treasury", "compliance"],
   "pause --coin": ["treasury"],
   "resume --coin": ["treasury"],
   staff: ["admin"],

@@ -34,19 +34,44 @@ interface CoinRow {
   wouldPause: boolean;
 }
 
+/** `chains --json` (issue 30, record 053): each watched network, the orphaned deposits, what is not watched. */
+interface ChainRows {
+  networks: {
+    network: string;
+    coins: string[];
+    rpc: string | null;
+    head: number | null;
+    cursor: number | null;
+    lag: number | null;
+    lastError: string | null;
+    lastErrorAt: string | null;
+  }[];
+  orphaned: {
+    coin: string;
+    txid: string;
+    output: number;
+    walletId: string;
+    amount: string;
+    block: number | null;
+  }[];
+  unwatched: string[];
+}
+
 export function meta() {
   return [{ title: "Money — Coinkeep staff console" }];
 }
 
 export async function loader({ request, context }: Route.LoaderArgs) {
   const staff = await requireStaff(request, context, "reconcile");
-  const [coins, pauses] = await Promise.all([
+  const [coins, pauses, chains] = await Promise.all([
     listFor<CoinRow[]>(context, staff, "reconcile", { options: { "dry-run": true } }),
     can(staff, "pauses") ? listFor<PauseRow[]>(context, staff, "pauses") : null,
+    can(staff, "chains") ? listFor<ChainRows>(context, staff, "chains") : null,
   ]);
   return {
     coins,
     pauses,
+    chains,
     may: {
       reconcile: can(staff, "reconcile"),
       holdings: can(staff, "holdings set"),
@@ -109,7 +134,7 @@ export async function action({ request, context }: Route.ActionArgs) {
 }
 
 export default function Money({ loaderData, actionData }: Route.ComponentProps) {
-  const { coins, pauses, may } = loaderData;
+  const { coins, pauses, chains, may } = loaderData;
   const shortfalls = coins.filter((c) => c.shortfall);
   const unpaused = shortfalls.filter((c) => c.wouldPause).map((c) => c.coin);
   const paused = shortfalls.filter((c) => !c.wouldPause).map((c) => c.coin);
@@ -198,6 +223,8 @@ export default function Money({ loaderData, actionData }: Route.ComponentProps) 
         </tbody>
       </table>
 
+      {chains !== null ? <ChainWatchers chains={chains} /> : null}
+
       {pauses !== null ? (
         <>
           <h2 id="money-pauses">Pauses in force</h2>
@@ -260,6 +287,83 @@ export default function Money({ loaderData, actionData }: Route.ComponentProps) 
           coin
           actionData={actionData}
         />
+      ) : null}
+    </>
+  );
+}
+
+const shown = (n: number | null) => (n === null ? "–" : String(n));
+
+/** Where each chain watcher is (record 053); a rescan is an operator command (npm run ops -- chains rescan). */
+function ChainWatchers({ chains }: { chains: ChainRows }) {
+  return (
+    <>
+      <h2 id="money-chains">Chain watchers</h2>
+      {chains.networks.length === 0 ? (
+        <p>No chain is watched (set CHAIN_RPC_ETH or CHAIN_RPC_BNB).</p>
+      ) : (
+        <table aria-labelledby="money-chains">
+          <thead>
+            <tr>
+              <th scope="col">Network</th>
+              <th scope="col">Coins</th>
+              <th scope="col" className="num">
+                Head
+              </th>
+              <th scope="col" className="num">
+                Last block read
+              </th>
+              <th scope="col" className="num">
+                Behind by
+              </th>
+              <th scope="col">Last error</th>
+            </tr>
+          </thead>
+          <tbody>
+            {chains.networks.map((n) => (
+              <tr key={n.network}>
+                <th scope="row">{n.network}</th>
+                <td>{n.coins.join(", ") || "not configured"}</td>
+                <td className="num">{shown(n.head)}</td>
+                <td className="num">{shown(n.cursor)}</td>
+                <td className="num">
+                  {n.lag === null ? "–" : `${n.lag} ${n.lag === 1 ? "block" : "blocks"}`}
+                </td>
+                <td>
+                  {n.lastError ? (
+                    <>
+                      {n.lastError} {n.lastErrorAt ? <When iso={n.lastErrorAt} /> : null}
+                    </>
+                  ) : (
+                    "none"
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {chains.orphaned.length > 0 ? (
+        <>
+          <p>
+            Credited deposits whose block was reorganised away (their coin&apos;s deposits are paused until
+            you decide; README, &ldquo;Chain watchers&rdquo;):
+          </p>
+          <ul>
+            {chains.orphaned.map((d) => (
+              <li key={`${d.coin}:${d.txid}:${d.output}`}>
+                {d.amount}, {d.txid}:{d.output}, block {shown(d.block)}, wallet {d.walletId}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
+      {chains.unwatched.length > 0 ? (
+        <ul>
+          {chains.unwatched.map((sentence) => (
+            <li key={sentence}>{sentence}.</li>
+          ))}
+        </ul>
       ) : null}
     </>
   );
