@@ -7,7 +7,19 @@
 //
 // Plain JavaScript, so an old Node gets the sentence from node-version.mjs, not a stack trace.
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, existsSync, readdirSync } from "node:fs";
+import { createHash } from "node:crypto";
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { checkNode } from "./node-version.mjs";
 
 checkNode();
@@ -101,6 +113,79 @@ for (const tool of missing) {
   } else {
     console.error(`preflight: ${tool.name} is not at ${where} and ${tool.why} need it: ${fix} installs it.`);
     failed = true;
+  }
+}
+
+// Native packages npm left out. `npm ci` run by an older Node (the machine's Node 20, before
+// the project's own Node 24 is in node_modules, record 044) skips an optional package whose
+// engines it does not meet: Hardhat's EDR binary for this machine (the EVM node of the chain
+// watcher's tests, issue 30) needs Node 22. Fetched here at the locked version, its tarball
+// checked against the lockfile's integrity, unpacked in place; nothing else in node_modules moves
+// (an `npm install` of it would reshape the tree).
+for (const [dir, entry] of skippedPlatformPackages()) {
+  const name = dir.slice(dir.lastIndexOf("node_modules/") + "node_modules/".length);
+  const fetched = fetchPackage(name, entry, dir);
+  if (fetched === true) {
+    console.log(`preflight: fetched ${name} ${entry.version}, which npm skipped under an older Node`);
+  } else {
+    console.error(
+      `preflight: ${name} ${entry.version} is missing (npm skipped it) and could not be fetched: ${fetched}. Run \`npm ci\` with Node 24 first on PATH.`,
+    );
+    failed = true;
+  }
+}
+
+/** The lockfile's optional packages built for this machine that are not in node_modules. */
+function skippedPlatformPackages() {
+  let lock;
+  try {
+    lock = JSON.parse(readFileSync("package-lock.json", "utf8"));
+  } catch {
+    return [];
+  }
+  const glibc = Boolean(process.report?.getReport?.().header?.glibcVersionRuntime);
+  const libc = glibc ? "glibc" : "musl";
+  return Object.entries(lock.packages ?? {}).filter(
+    ([dir, entry]) =>
+      dir.startsWith("node_modules/") &&
+      entry.optional === true &&
+      entry.version &&
+      entry.integrity &&
+      (entry.os ?? []).includes(process.platform) &&
+      (entry.cpu ?? []).includes(process.arch) &&
+      (!entry.libc || entry.libc.includes(libc)) &&
+      // Only where its parent is installed: an optional package of a package left out stays out.
+      existsSync(dir.slice(0, dir.lastIndexOf("/node_modules/") + 1) || ".") &&
+      !existsSync(`${dir}/package.json`),
+  );
+}
+
+/** npm pack of name@version into a temp folder, checked, then unpacked into dir: true, or why not. */
+function fetchPackage(name, entry, dir) {
+  const temp = mkdtempSync(path.join(tmpdir(), "coinkeep-preflight-"));
+  try {
+    const packed = spawnSync(
+      "npm",
+      ["pack", `${name}@${entry.version}`, "--pack-destination", temp, "--silent"],
+      {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const file = readdirSync(temp).find((f) => f.endsWith(".tgz"));
+    if (packed.status !== 0 || !file) return (packed.stderr || "npm pack failed").trim().split("\n")[0];
+    const [algorithm, expected] = entry.integrity.split("-", 2);
+    const actual = createHash(algorithm)
+      .update(readFileSync(path.join(temp, file)))
+      .digest("base64");
+    if (actual !== expected) return "its tarball does not match the lockfile's integrity";
+    mkdirSync(dir, { recursive: true });
+    const untar = spawnSync("tar", ["-xzf", path.join(temp, file), "-C", dir, "--strip-components=1"], {
+      stdio: "ignore",
+    });
+    return untar.status === 0 ? true : "tar could not unpack it";
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
   }
 }
 
