@@ -4,6 +4,7 @@
 // a rescan records nothing twice; a transfer to an address we never issued is ignored.
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { evmSource, type EvmSource } from "../../server/backend/chains/evm-source.ts";
 import { createChainWatcher, type ChainWatcher } from "../../server/backend/chains/watcher.ts";
 import { auditLog, chainDeposits } from "../../server/backend/db/schema.ts";
 import { listCursors, rescan } from "../../server/backend/domain/chain-watch.ts";
@@ -248,5 +249,50 @@ describe.each(databaseTargets())("chain watcher on $name", (target) => {
     await catchUp(watcher);
     expect(await deposits(db, later)).toMatchObject([{ status: "credited" }]);
     expect((await listCursors(db))[0]?.lastError).toBeNull();
+  });
+});
+
+describe.each(databaseTargets())("a node whose answers disagree, on $name", (target) => {
+  test("a block that does not follow the unchanged block before it is a failure retried with backoff, not a reorganisation", async () => {
+    const opened = await target.open();
+    const honest = evmSource(node.rpcUrl);
+    let lying: number | undefined;
+    // The real node, except that one block claims another parent (as a node mid-import may).
+    const source: EvmSource = {
+      ...honest,
+      async block(n) {
+        const block = await honest.block(n);
+        return block && n === lying ? { ...block, parentHash: `0x${"0".repeat(64)}` } : block;
+      },
+    };
+    const watcher = createChainWatcher({
+      db: opened.database.db,
+      setting: { network: "ETH", rpcUrl: node.rpcUrl, native: "ETH" },
+      policy: POLICY,
+      pollMs: 50,
+      holdLock: (key) => opened.database.holdLock(key),
+      source,
+    });
+    try {
+      await catchUp(watcher);
+      const [before] = await listCursors(opened.database.db);
+      await node.mine(1);
+      lying = (before?.blockNumber ?? 0) + 1;
+      expect(await watcher.step()).toBe("failed");
+      const [after] = await listCursors(opened.database.db);
+      expect(after?.blockNumber).toBe(before?.blockNumber);
+      expect(after?.lastError).toBe(
+        `the node's block ${lying} does not follow its block ${lying - 1}, which is unchanged`,
+      );
+      lying = undefined;
+      await catchUp(watcher);
+      expect((await listCursors(opened.database.db))[0]).toMatchObject({
+        blockNumber: (after?.blockNumber ?? 0) + 1,
+        lastError: null,
+      });
+    } finally {
+      await watcher.stop();
+      await opened.dispose();
+    }
   });
 });

@@ -191,6 +191,14 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
         break;
       }
     }
+    // The node says block n+1's parent is not block n, yet block n is still the one we read:
+    // its answers disagree with each other (a node mid-import, or a broken one). Nothing to
+    // rewind; a failure, so the step is retried with backoff instead of at once, forever.
+    if (ancestor && ancestor.number === cursor.blockNumber) {
+      throw new ChainMoved(
+        `the node's block ${cursor.blockNumber + 1} does not follow its block ${cursor.blockNumber}, which is unchanged`,
+      );
+    }
     const result = await rewind(db, { network, coins, expected: cursor, ancestor });
     if (!result.moved) return "raced";
     if (!ancestor) {
