@@ -18,6 +18,9 @@ process.env.E2E_DATA_DIR ??= path.join(os.tmpdir(), `coinkeep-e2e-${port}`);
 // that none of them is in the log (record 015).
 process.env.E2E_LOG_FILE ??= `${process.env.E2E_DATA_DIR}.log`;
 process.env.E2E_SECRETS_FILE ??= `${process.env.E2E_DATA_DIR}.secrets`;
+// The local EVM node the e2e server starts and watches (ETH, issue 30): far from the suite's
+// ports (E2E_PORT, +1) and below the ephemeral range, so runs on other E2E_PORTs do not clash.
+process.env.E2E_CHAIN_RPC ??= `http://127.0.0.1:${port + 20_000}`;
 
 export default defineConfig({
   testDir: "tests/e2e",
@@ -51,6 +54,7 @@ export default defineConfig({
       E2E_DATA_DIR: process.env.E2E_DATA_DIR,
       E2E_LOG_FILE: process.env.E2E_LOG_FILE,
       E2E_SECRETS_FILE: process.env.E2E_SECRETS_FILE,
+      E2E_CHAIN_RPC: process.env.E2E_CHAIN_RPC,
     },
   },
 });

@@ -5,11 +5,17 @@
 // the visitor's address the web tier forwards only from a configured web tier
 // with the shared token (record 026): WEB_TIER_HOSTS=loopback, and a fresh
 // BACKEND_TOKEN for both.
+// The backend watches a local EVM node (Hardhat's, started here on E2E_CHAIN_RPC's port and
+// stopped with the servers) for ETH deposits (issue 30, record 053), polling every 200 ms with
+// the default confirmations policy (ETH: 12, which tests/e2e/deposits.spec.ts asserts). Nothing
+// is sent on it but what tests/e2e/chain-deposits.spec.ts sends; blocks are mined only when a
+// transaction is sent or a test mines them.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { appendFileSync, createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { startEvmNode } from "../tests/support/evm-node.ts";
 import { startSmtpSink } from "../tests/support/smtp-sink.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -43,6 +49,12 @@ const sink = await startSmtpSink({
     ),
 });
 const mailEnv = { SMTP_URL: sink.url, PUBLIC_URL: `http://127.0.0.1:${port}` };
+
+// A stale lock of a run that was killed (the spec takes it while it sends and mines).
+rmSync(`${process.env.E2E_DATA_DIR}.chain-lock`, { recursive: true, force: true });
+const chainRpc = new URL(process.env.E2E_CHAIN_RPC ?? `http://127.0.0.1:${port + 20_000}`);
+const evmNode = await startEvmNode({ port: Number(chainRpc.port) });
+const chainEnv = { CHAIN_RPC_ETH: evmNode.rpcUrl, CHAIN_POLL_MS: "200" };
 
 // The backend's data folder is announced in E2E_DATA_DIR so tests can run
 // operator commands against the same database.
@@ -80,7 +92,7 @@ function start(name, env) {
     });
   }
   child.on("exit", (code) => {
-    if (code) process.exit(code);
+    if (code) void evmNode.stop().finally(() => process.exit(code));
   });
   children.push(child);
 }
@@ -94,6 +106,7 @@ if (process.env.E2E_BACKEND === "remote") {
     WEB_TIER_HOSTS: "loopback",
     BACKEND_TOKEN: token,
     ...mailEnv,
+    ...chainEnv,
   });
   start("web", {
     PORT: String(port),
@@ -101,11 +114,12 @@ if (process.env.E2E_BACKEND === "remote") {
     BACKEND_TOKEN: token,
   });
 } else {
-  start("web", { PORT: String(port), ...mailEnv });
+  start("web", { PORT: String(port), ...mailEnv, ...chainEnv });
 }
 
 function stop() {
   for (const child of children) child.kill("SIGTERM");
+  void evmNode.stop();
   setTimeout(() => {
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
     process.exit(0);
