@@ -409,5 +409,17 @@ test.describe("the staff console", () => {
       await expect(page.getByRole("heading", { level: 1 })).toContainText(holder.email);
       await expectAccessible(page);
     }
+
+    // Money shows where the chain watchers are (issue 30): the e2e server watches ETH on its
+    // local node (scripts/e2e-server.mjs), and says what it does not watch.
+    await visit(page, "/ops/money", testInfo);
+    const chains = page.getByRole("table", { name: "Chain watchers" });
+    await expect(chains.getByRole("row", { name: /^ETH ETH \d+ \d+ \d+ blocks? none$/u })).toBeVisible();
+    for (const sentence of [
+      "USDT deposits are not watched (CHAIN_TOKEN_USDT is not set).",
+      "BNB deposits are not watched (CHAIN_RPC_BNB is not set).",
+    ]) {
+      await expect(page.getByRole("listitem").filter({ hasText: sentence })).toHaveCount(1);
+    }
   });
 });
