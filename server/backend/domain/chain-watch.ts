@@ -77,6 +77,29 @@ async function writeLock(tx: AppDb, network: EvmNetwork) {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(${CHAIN_WRITE_LOCK[network].toString()}::bigint)`);
 }
 
+/** The network's write lock, then its cursor row, locked; undefined before the watcher's first start. */
+async function lockCursor(tx: AppDb, network: EvmNetwork) {
+  await writeLock(tx, network);
+  const [cursor] = await tx
+    .select()
+    .from(chainCursors)
+    .where(eq(chainCursors.network, network))
+    .for("update");
+  return cursor;
+}
+
+/** lockCursor, when the cursor is still where a step read it from; undefined when it moved. */
+async function cursorWhereExpected(
+  tx: AppDb,
+  network: EvmNetwork,
+  expected: { blockNumber: number; blockHash: string | null },
+) {
+  const cursor = await lockCursor(tx, network);
+  return cursor && cursor.blockNumber === expected.blockNumber && cursor.blockHash === expected.blockHash
+    ? cursor
+    : undefined;
+}
+
 export async function readCursor(db: AppDb, network: EvmNetwork): Promise<ChainCursor | undefined> {
   const [row] = await db.select().from(chainCursors).where(eq(chainCursors.network, network));
   return row ? toCursor(row) : undefined;
@@ -212,19 +235,7 @@ export async function recordBlocks(db: AppDb, input: RecordBlocksInput): Promise
   const tip = blocks.at(-1);
   if (!tip) return { moved: true, recorded: [] };
   return db.transaction(async (tx) => {
-    await writeLock(tx, network);
-    const [cursor] = await tx
-      .select()
-      .from(chainCursors)
-      .where(eq(chainCursors.network, network))
-      .for("update");
-    if (
-      !cursor ||
-      cursor.blockNumber !== input.expected.blockNumber ||
-      cursor.blockHash !== input.expected.blockHash
-    ) {
-      return { moved: false, recorded: [] };
-    }
+    if (!(await cursorWhereExpected(tx, network, input.expected))) return { moved: false, recorded: [] };
     await tx
       .insert(chainBlocks)
       .values(blocks.map((b) => ({ network, number: b.number, hash: b.hash, parentHash: b.parentHash })))
@@ -321,6 +332,41 @@ export async function storedBlocks(db: AppDb, network: EvmNetwork, below: number
     .limit(limit);
 }
 
+/** What rewind reads back of a deposit whose block is gone. */
+const GONE_COLUMNS = {
+  coin: chainDeposits.coin,
+  txid: chainDeposits.txid,
+  outputIndex: chainDeposits.outputIndex,
+  walletId: chainDeposits.walletId,
+  units: chainDeposits.amount,
+  blockNumber: chainDeposits.blockNumber,
+};
+
+/** The audit row's details of a deposit whose block is gone. */
+function goneDetails(
+  network: EvmNetwork,
+  d: {
+    coin: string;
+    txid: string;
+    outputIndex: number;
+    walletId: string;
+    units: bigint;
+    blockNumber: number | null;
+  },
+  what: string,
+) {
+  return {
+    network,
+    coin: d.coin,
+    txid: d.txid,
+    outputIndex: d.outputIndex,
+    walletId: d.walletId,
+    units: d.units.toString(),
+    block: d.blockNumber,
+    reason: `${what} ${d.blockNumber} was reorganised away`,
+  };
+}
+
 export interface RewindResult {
   moved: boolean;
   /** Pending deposits deleted: their blocks are gone. */
@@ -346,19 +392,8 @@ export async function rewind(
 ): Promise<RewindResult> {
   const { network } = input;
   return db.transaction(async (tx) => {
-    await writeLock(tx, network);
-    const [cursor] = await tx
-      .select()
-      .from(chainCursors)
-      .where(eq(chainCursors.network, network))
-      .for("update");
-    if (
-      !cursor ||
-      cursor.blockNumber !== input.expected.blockNumber ||
-      cursor.blockHash !== input.expected.blockHash
-    ) {
-      return { moved: false, withdrawn: 0, orphaned: [], paused: [] };
-    }
+    const cursor = await cursorWhereExpected(tx, network, input.expected);
+    if (!cursor) return { moved: false, withdrawn: 0, orphaned: [], paused: [] };
     const paused: Ticker[] = [];
     const pauseCoin = async (coin: Ticker, reason: string) => {
       if (await activePause(tx, "deposits", { coin })) return;
@@ -375,7 +410,7 @@ export async function rewind(
       for (const coin of input.coins) {
         await pauseCoin(
           coin,
-          `${network} reorganised deeper than the ${cursor.blockNumber} blocks kept; check ops chains before resuming`,
+          `${network} reorganised below every block hash kept (the cursor was at block ${cursor.blockNumber}); check ops chains, rescan from before the fork, then resume`,
         );
       }
       return { moved: true, withdrawn: 0, orphaned: [], paused };
@@ -387,52 +422,20 @@ export async function rewind(
     const gone = await tx
       .delete(chainDeposits)
       .where(and(above, eq(chainDeposits.status, "pending")))
-      .returning({
-        coin: chainDeposits.coin,
-        txid: chainDeposits.txid,
-        outputIndex: chainDeposits.outputIndex,
-        walletId: chainDeposits.walletId,
-        units: chainDeposits.amount,
-        blockNumber: chainDeposits.blockNumber,
-      });
+      .returning(GONE_COLUMNS);
     for (const d of gone) {
-      await audit(tx, "deposit.withdrawn", d.walletId, {
-        network,
-        coin: d.coin,
-        txid: d.txid,
-        outputIndex: d.outputIndex,
-        walletId: d.walletId,
-        units: d.units.toString(),
-        block: d.blockNumber,
-        reason: `block ${d.blockNumber} was reorganised away`,
-      });
+      await audit(tx, "deposit.withdrawn", d.walletId, goneDetails(network, d, "block"));
     }
     const orphanedRows = await tx
       .update(chainDeposits)
       .set({ orphanedAt: new Date() })
       .where(and(above, eq(chainDeposits.status, "credited")))
-      .returning({
-        coin: chainDeposits.coin,
-        txid: chainDeposits.txid,
-        outputIndex: chainDeposits.outputIndex,
-        walletId: chainDeposits.walletId,
-        units: chainDeposits.amount,
-        blockNumber: chainDeposits.blockNumber,
-      });
+      .returning(GONE_COLUMNS);
     const orphaned: RewindResult["orphaned"] = [];
     for (const d of orphanedRows) {
       if (!isTicker(d.coin)) continue;
       orphaned.push({ ...d, coin: d.coin });
-      await audit(tx, "deposit.orphaned", d.walletId, {
-        network,
-        coin: d.coin,
-        txid: d.txid,
-        outputIndex: d.outputIndex,
-        walletId: d.walletId,
-        units: d.units.toString(),
-        block: d.blockNumber,
-        reason: `credited, then block ${d.blockNumber} was reorganised away`,
-      });
+      await audit(tx, "deposit.orphaned", d.walletId, goneDetails(network, d, "credited, then block"));
       await pauseCoin(
         d.coin,
         `a credited deposit's block was reorganised away (${d.txid}:${d.outputIndex}, block ${d.blockNumber}); see ops chains`,
@@ -458,12 +461,7 @@ export async function rescan(
 ): Promise<RescanResult> {
   const { network, from } = input;
   return db.transaction(async (tx) => {
-    await writeLock(tx, network);
-    const [cursor] = await tx
-      .select()
-      .from(chainCursors)
-      .where(eq(chainCursors.network, network))
-      .for("update");
+    const cursor = await lockCursor(tx, network);
     if (!cursor) {
       return {
         ok: false,

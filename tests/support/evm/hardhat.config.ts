@@ -13,9 +13,10 @@ export default {
     cache: path.join(scratch, "cache"),
   },
   networks: {
-    default: {
+    // `hardhat node` serves the network named "node".
+    node: {
       type: "edr-simulated",
-      blockGasLimit: 100_000_000n,
+      blockGasLimit: 100_000_000,
     },
   },
 };
