@@ -24,6 +24,22 @@ export function processEnv(databaseUrl?: string, workers?: number): HostEnv {
   };
 }
 
+/**
+ * `npm run ops -- …args` as an operator runs it beside a host: on the database `where` names
+ * (the embedded one through a running host's ops socket, or PostgreSQL); what it printed.
+ */
+export async function runOps(
+  where: { DATA_DIR: string; DATABASE_URL?: string | undefined },
+  ...args: string[]
+): Promise<string> {
+  const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
+    cwd: root,
+    env: { PATH: process.env.PATH, OPERATOR: "tests", ...where },
+    timeout: 60_000,
+  });
+  return stdout;
+}
+
 export interface DatabaseHost {
   readonly driver: "pglite" | "postgres";
   /** The host (after the describe's beforeAll). */
@@ -64,15 +80,7 @@ export function describeEachHost(
         get opened() {
           return opened;
         },
-        async ops(...args) {
-          const where = { DATA_DIR: each.host.dataDir, DATABASE_URL: opened?.databaseUrl };
-          const { stdout } = await run(process.execPath, [path.join(root, "server/ops/cli.ts"), ...args], {
-            cwd: root,
-            env: { PATH: process.env.PATH, OPERATOR: "tests", ...where },
-            timeout: 60_000,
-          });
-          return stdout;
-        },
+        ops: (...args) => runOps({ DATA_DIR: each.host.dataDir, DATABASE_URL: opened?.databaseUrl }, ...args),
       };
       suite(each);
     });

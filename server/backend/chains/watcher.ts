@@ -78,6 +78,8 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<StepOutcome> | undefined;
   let failures = 0;
+  /** The head the step under way has read (a step that fails after reading it still notes it). */
+  let headSeen: number | undefined;
 
   async function lead(): Promise<boolean> {
     if (lock && !lock.lost()) return true;
@@ -230,6 +232,7 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   async function step(): Promise<StepOutcome> {
     if (!(await lead())) return "not-leader";
     const head = await source.head();
+    headSeen = head;
     const cursor =
       (await readCursor(db, network)) ??
       (await startCursor(db, network, head - Math.max(...coins.map((c) => policy.confirmations[c])), head));
@@ -274,6 +277,7 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   }
 
   async function guardedStep(): Promise<StepOutcome> {
+    headSeen = undefined;
     try {
       const outcome = await step();
       failures = 0;
@@ -285,7 +289,12 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
       if (failures === 1 || failures % 10 === 0)
         log.warn("chain watcher step failed", { network, error: message, failures });
       try {
-        await noteProgress(db, network, { error: message });
+        // With the head when it was read: a node that answers the head but not its blocks leaves
+        // the watcher behind, and the lag (ops chains, the metrics) must say by how much.
+        await noteProgress(db, network, {
+          error: message,
+          ...(headSeen === undefined ? {} : { head: headSeen }),
+        });
       } catch {
         // The database is unreachable too: the next step tries again.
       }
