@@ -256,14 +256,6 @@ async function caughtUp(host: HostProcess, timeoutMs = 60_000) {
   await until(`the cursor at ${head}`, async () => (await figures(host)).cursor === head, timeoutMs);
 }
 
-/**
- * `blocks` empty blocks, one evm_mine each: hardhat_mine of many blocks at once serves the
- * middle ones with a zero parentHash, which a watcher takes for a reorganisation.
- */
-async function mine(blocks: number) {
-  for (let i = 0; i < blocks; i++) await node.mine(1);
-}
-
 async function kill9(host: HostProcess) {
   host.child.kill("SIGKILL");
   await host.exited;
@@ -373,7 +365,7 @@ async function depositBlocks(holders: readonly Holder[], count: number, gap: num
   const found: Deposit[] = [];
   for (let i = 0; i < count; i++) {
     found.push(...(await depositBlock(holders, 2 + (i % 2), 1 + (i % 3 === 0 ? 1 : 0))));
-    if (i < count - 1) await mine(gap);
+    if (i < count - 1) await node.mine(gap);
   }
   return found;
 }
@@ -531,7 +523,7 @@ describe.skipIf(!built).each(killTargets)("kill -9 while the watcher catches up 
       const expected = await depositBlocks(holders, 30, 4);
       const cursors: number[] = [];
       for (let round = 1; round <= KILLS; round++) {
-        await mine(4);
+        await node.mine(4);
         expected.push(...(await depositBlocks(holders, 3, 4)));
         const host = await start();
         await until("the watcher to lead", () => said(host, "chain watcher leads").length > 0);
@@ -635,7 +627,7 @@ describe.skipIf(!built || !adminUrl)("two server processes on one PostgreSQL: on
     await caughtUp(a);
 
     const expected = await depositBlocks(holders, 4, 1);
-    await mine(REQUIRED.ETH);
+    await node.mine(REQUIRED.ETH);
     await creditedAll(expected);
     const leaders = [a, b].filter((h) => said(h, "chain watcher leads").length > 0);
     expect(leaders).toHaveLength(1);
@@ -653,7 +645,7 @@ describe.skipIf(!built || !adminUrl)("two server processes on one PostgreSQL: on
     // The leader dies mid-poll; deposits keep coming; the other takes over within a few polls.
     await kill9(leader ?? a);
     const after = await depositBlocks(holders, 3, 1);
-    await mine(REQUIRED.ETH);
+    await node.mine(REQUIRED.ETH);
     await until("the other to lead", () => said(other, "chain watcher leads").length === 1, 30_000);
     await creditedAll(after);
     expect(await leaderLocks(db)).toHaveLength(1);
@@ -664,7 +656,7 @@ describe.skipIf(!built || !adminUrl)("two server processes on one PostgreSQL: on
     hosts.push(back);
     await back.ready();
     const later = await depositBlocks(holders, 2, 1);
-    await mine(REQUIRED.ETH);
+    await node.mine(REQUIRED.ETH);
     await creditedAll(later);
     expect(said(back, "chain watcher leads")).toEqual([]);
     expect(said(other, "chain watcher leads")).toHaveLength(1);
@@ -737,7 +729,7 @@ describe.skipIf(!built)("a node that fails or lies, and ops chains (pglite)", ()
     expect((await node.client.getTransactionReceipt({ hash: failedTx?.hash ?? "0x" })).status).toBe(
       "reverted",
     );
-    await mine(REQUIRED.ETH);
+    await node.mine(REQUIRED.ETH);
     await caughtUp(host);
     proxy.mode = "pass";
     expected.push(...paid);
@@ -767,7 +759,7 @@ describe.skipIf(!built)("a node that fails or lies, and ops chains (pglite)", ()
     if (!first || !second) throw new Error("no holders");
     const ethTx = await node.sendEth(first.ETH.address, 7n * 10n ** 15n);
     const tokenTx = await node.sendToken(token, second.USDT.address, 7_000n);
-    await mine(5);
+    await node.mine(5);
     const [ethReceipt, tokenReceipt] = await Promise.all(
       [ethTx, tokenTx].map((hash) => node.client.getTransactionReceipt({ hash })),
     );
