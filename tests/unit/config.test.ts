@@ -304,17 +304,20 @@ test("FAST_LOGIN_ORIGINS: none by default; a comma list of origins; anything els
   }
 });
 
+const secretsOnly = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
+
+/** The configuration's refusal of `env` (with both secrets set), or "no error". */
+function refusalOf(env: Record<string, string>): string {
+  try {
+    loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...env });
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  return "no error";
+}
+
 describe("watch-only account keys (record 039)", () => {
-  const secretsOnly = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
-  const message = (env: Record<string, string>) => {
-    try {
-      loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...env });
-    } catch (error) {
-      if (error instanceof ConfigError) return error.message;
-      throw error;
-    }
-    return "no error";
-  };
   // A real-looking private key (the BIP-32 test vector 1 master key): refused by name, never echoed.
   const XPRV =
     "xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi";
@@ -350,48 +353,38 @@ describe("watch-only account keys (record 039)", () => {
   });
 
   test("errors name the variable and never repeat the value", () => {
-    const privateKey = message({ ACCOUNT_KEY_ETH: XPRV });
+    const privateKey = refusalOf({ ACCOUNT_KEY_ETH: XPRV });
     expect(privateKey).toBe(
       "Invalid configuration:\n  ACCOUNT_KEY_ETH: This is a private extended key (xprv): never give a private key to the server. Configure the account's extended public key (xpub) instead, and keep the private key offline.",
     );
     expect(privateKey).not.toContain(XPRV.slice(4, 20));
-    expect(message({ ACCOUNT_KEY_SOL: "anything" })).toBe(
+    expect(refusalOf({ ACCOUNT_KEY_SOL: "anything" })).toBe(
       "Invalid configuration:\n  ACCOUNT_KEY_SOL: Solana has no public key derivation; SOL deposit addresses come from the address pool (ops pool add SOL <file>), so remove this setting",
     );
-    expect(message({ ACCOUNT_KEY_BTC: "not a key" })).toMatch(
+    expect(refusalOf({ ACCOUNT_KEY_BTC: "not a key" })).toMatch(
       /^Invalid configuration:\n {2}ACCOUNT_KEY_BTC: Expected the Bitcoin account key/u,
     );
     // A zpub is a BIP-84 Bitcoin key: refused for DOGE by its version bytes.
-    expect(message({ ACCOUNT_KEY_DOGE: TRUST_KEYS.BTC })).toMatch(
+    expect(refusalOf({ ACCOUNT_KEY_DOGE: TRUST_KEYS.BTC })).toMatch(
       /^Invalid configuration:\n {2}ACCOUNT_KEY_DOGE: Expected the Dogecoin account key .*a zpub is a BIP-84/u,
     );
-    expect(message({ ACCOUNT_KEY_USDT: TRUST_KEYS.ADA, USDT_NETWORK: "trc20" })).toMatch(
+    expect(refusalOf({ ACCOUNT_KEY_USDT: TRUST_KEYS.ADA, USDT_NETWORK: "trc20" })).toMatch(
       /^Invalid configuration:\n {2}ACCOUNT_KEY_USDT \(USDT_NETWORK=trc20\): Expected the TRON account key/u,
     );
-    expect(message({ POOL_LOW_WATER: "-1" })).toMatch(/POOL_LOW_WATER: /u);
+    expect(refusalOf({ POOL_LOW_WATER: "-1" })).toMatch(/POOL_LOW_WATER: /u);
     // An empty value counts as unset, as everywhere.
-    expect(message({ ACCOUNT_KEY_BTC: "" })).toBe("no error");
+    expect(refusalOf({ ACCOUNT_KEY_BTC: "" })).toBe("no error");
   });
 });
 
 describe("one address, one holder: an account key for two coins (record 054)", () => {
-  const secretsOnly = { SESSION_SECRET: "s".repeat(32), BACKEND_SECRET: "b".repeat(32) };
-  const message = (env: Record<string, string>) => {
-    try {
-      loadConfig({ DATA_DIR: dataDir(), ...secretsOnly, ...env });
-    } catch (error) {
-      if (error instanceof ConfigError) return error.message;
-      throw error;
-    }
-    return "no error";
-  };
   const evm = accountKeyFingerprint(parseAccountKey("ETH", TRUST_KEYS.ETH));
   const tron = accountKeyFingerprint(parseAccountKey("TRX", TRON_KEY));
   const evmFix =
     "configure a separate account for one of them (e.g. m/44'/60'/1' for BNB and m/44'/60'/2' for USDT) and never repeat the key value";
 
   test("ETH and BNB with one key: refused, naming both variables and the fix", () => {
-    const refused = message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_BNB: TRUST_KEYS.ETH });
+    const refused = refusalOf({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_BNB: TRUST_KEYS.ETH });
     expect(refused).toBe(
       `Invalid configuration:\n  ACCOUNT_KEY_ETH and ACCOUNT_KEY_BNB: the same account key (fingerprint ${evm}) would give ETH and BNB the same addresses, each from its own index counter, so one address would be two holders' wallets; ${evmFix}`,
     );
@@ -400,17 +393,17 @@ describe("one address, one holder: an account key for two coins (record 054)", (
 
   test("ETH and USDT on ERC-20 (the default network): refused; ETH, BNB and USDT together: one line each", () => {
     const usdt = `  ACCOUNT_KEY_ETH and ACCOUNT_KEY_USDT (USDT_NETWORK=erc20): the same account key (fingerprint ${evm}) would give ETH and USDT the same addresses, each from its own index counter, so one address would be two holders' wallets; ${evmFix}`;
-    expect(message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toBe(
+    expect(refusalOf({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toBe(
       `Invalid configuration:\n${usdt}`,
     );
     expect(
-      message({
+      refusalOf({
         ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
         ACCOUNT_KEY_USDT: TRUST_KEYS.ETH,
         USDT_NETWORK: "erc20",
       }),
     ).toBe(`Invalid configuration:\n${usdt}`);
-    const three = message({
+    const three = refusalOf({
       ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
       ACCOUNT_KEY_BNB: TRUST_KEYS.ETH,
       ACCOUNT_KEY_USDT: TRUST_KEYS.ETH,
@@ -419,13 +412,13 @@ describe("one address, one holder: an account key for two coins (record 054)", (
     expect(three[1]).toMatch(/^ {2}ACCOUNT_KEY_ETH and ACCOUNT_KEY_BNB: /u);
     expect(three[2]).toBe(usdt);
     // Without ETH, BNB and USDT still collide.
-    expect(message({ ACCOUNT_KEY_BNB: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toMatch(
+    expect(refusalOf({ ACCOUNT_KEY_BNB: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH })).toMatch(
       /^Invalid configuration:\n {2}ACCOUNT_KEY_BNB and ACCOUNT_KEY_USDT \(USDT_NETWORK=erc20\): the same account key/u,
     );
   });
 
   test("TRX and USDT on TRC-20: refused, pointing at m/44'/195'/1'", () => {
-    expect(message({ ACCOUNT_KEY_TRX: TRON_KEY, ACCOUNT_KEY_USDT: TRON_KEY, USDT_NETWORK: "trc20" })).toBe(
+    expect(refusalOf({ ACCOUNT_KEY_TRX: TRON_KEY, ACCOUNT_KEY_USDT: TRON_KEY, USDT_NETWORK: "trc20" })).toBe(
       `Invalid configuration:\n  ACCOUNT_KEY_TRX and ACCOUNT_KEY_USDT (USDT_NETWORK=trc20): the same account key (fingerprint ${tron}) would give TRX and USDT the same addresses, each from its own index counter, so one address would be two holders' wallets; configure a separate account for one of them (e.g. m/44'/195'/1' for USDT) and never repeat the key value`,
     );
   });
@@ -444,16 +437,16 @@ describe("one address, one holder: an account key for two coins (record 054)", (
     expect(deriveAddress("BTC", btc.key, 0)).toMatch(/^bc1q/u);
     expect(deriveAddress("DOGE", doge.key, 0)).toMatch(/^D/u);
     // ETH's key for TRX (a misconfiguration derive.ts cannot see): 0x… and T…, never equal.
-    expect(message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_TRX: TRUST_KEYS.ETH })).toBe("no error");
+    expect(refusalOf({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_TRX: TRUST_KEYS.ETH })).toBe("no error");
     // USDT on TRC-20 with ETH's key shares nothing with ETH's 0x… addresses.
     expect(
-      message({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH, USDT_NETWORK: "trc20" }),
+      refusalOf({ ACCOUNT_KEY_ETH: TRUST_KEYS.ETH, ACCOUNT_KEY_USDT: TRUST_KEYS.ETH, USDT_NETWORK: "trc20" }),
     ).toBe("no error");
   });
 
   test("separate accounts of one mnemonic are accepted", () => {
     expect(
-      message({
+      refusalOf({
         ACCOUNT_KEY_ETH: TRUST_KEYS.ETH,
         ACCOUNT_KEY_BNB: SEPARATE_ACCOUNTS.BNB.key,
         ACCOUNT_KEY_USDT: SEPARATE_ACCOUNTS.USDT_ERC20.key,
@@ -461,12 +454,12 @@ describe("one address, one holder: an account key for two coins (record 054)", (
       }),
     ).toBe("no error");
     expect(
-      message({
+      refusalOf({
         ACCOUNT_KEY_TRX: TRON_KEY,
         ACCOUNT_KEY_USDT: SEPARATE_ACCOUNTS.USDT_TRC20.key,
         USDT_NETWORK: "trc20",
       }),
     ).toBe("no error");
-    expect(message(TRUST_KEY_ENV)).toBe("no error");
+    expect(refusalOf(TRUST_KEY_ENV)).toBe("no error");
   });
 });

@@ -20,7 +20,12 @@ import type { EvmNetwork } from "../chains/settings.ts";
 import type { AppDb } from "../db/index.ts";
 import { auditLog, chainBlocks, chainCursors, chainDeposits, wallets } from "../db/schema.ts";
 import { activePause, pause } from "./controls.ts";
-import { recordDeposit, type DepositPolicy, type RecordDepositResult } from "./deposits.ts";
+import {
+  depositAuditAction,
+  recordDeposit,
+  type DepositPolicy,
+  type RecordDepositResult,
+} from "./deposits.ts";
 
 /** The actor of the watcher's audit rows and pauses. */
 export const WATCHER_ACTOR = "chain-watcher";
@@ -162,24 +167,23 @@ async function record(
   const r = await recordDeposit(tx, t, policy);
   if (r.ok) {
     if (r.outcome === "credited" || r.outcome === "pending") {
-      const action =
-        r.outcome === "credited"
-          ? "deposit.credit"
-          : r.firstSeen
-            ? "deposit.pending"
-            : "deposit.confirmations";
-      await audit(tx, action, r.deposit.walletId, {
-        network,
-        coin: t.coin,
-        txid: t.txid,
-        outputIndex: t.outputIndex,
-        walletId: r.deposit.walletId,
-        userId: r.userId,
-        units: t.units.toString(),
-        confirmations: r.confirmations,
-        required: r.required,
-        outcome: r.outcome,
-      });
+      await audit(
+        tx,
+        depositAuditAction({ outcome: r.outcome, firstSeen: r.firstSeen }),
+        r.deposit.walletId,
+        {
+          network,
+          coin: t.coin,
+          txid: t.txid,
+          outputIndex: t.outputIndex,
+          walletId: r.deposit.walletId,
+          userId: r.userId,
+          units: t.units.toString(),
+          confirmations: r.confirmations,
+          required: r.required,
+          outcome: r.outcome,
+        },
+      );
     }
     return r;
   }
@@ -507,15 +511,7 @@ export interface OrphanedDeposit {
 /** Credited deposits whose block is gone, oldest first: what ops chains and reconcile show. */
 export async function orphanedDeposits(db: AppDb): Promise<OrphanedDeposit[]> {
   const rows = await db
-    .select({
-      coin: chainDeposits.coin,
-      txid: chainDeposits.txid,
-      outputIndex: chainDeposits.outputIndex,
-      walletId: chainDeposits.walletId,
-      units: chainDeposits.amount,
-      blockNumber: chainDeposits.blockNumber,
-      orphanedAt: chainDeposits.orphanedAt,
-    })
+    .select({ ...GONE_COLUMNS, orphanedAt: chainDeposits.orphanedAt })
     .from(chainDeposits)
     .where(isNotNull(chainDeposits.orphanedAt))
     .orderBy(asc(chainDeposits.orphanedAt));

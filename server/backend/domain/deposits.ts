@@ -83,6 +83,12 @@ export type RecordDepositResult =
       pause?: ActivePause;
     };
 
+/** The audit action of a report that changed something: credited, first seen, or more confirmations. */
+export function depositAuditAction(r: { outcome: "credited" | "pending"; firstSeen: boolean }): string {
+  if (r.outcome === "credited") return "deposit.credit";
+  return r.firstSeen ? "deposit.pending" : "deposit.confirmations";
+}
+
 /** Who a pause stops, for its message. */
 export function pauseScope(pause: ActivePause): string {
   return pause.coin !== null ? pause.coin : "this user";

@@ -162,12 +162,7 @@ deposit.confirmations) when it changes something.`,
       const result = await ctx.db.transaction(async (tx) => {
         const r = await deposits.recordDeposit(tx, { ...line, amountUsd }, policyOf(ctx));
         if (r.ok && (r.outcome === "credited" || r.outcome === "pending")) {
-          const action =
-            r.outcome === "credited"
-              ? "deposit.credit"
-              : r.firstSeen
-                ? "deposit.pending"
-                : "deposit.confirmations";
+          const action = deposits.depositAuditAction({ outcome: r.outcome, firstSeen: r.firstSeen });
           await audit(ctx, tx, action, r.deposit.walletId, { ...auditDetails(line, r), amountUsd });
         }
         return r;
