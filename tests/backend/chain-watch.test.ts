@@ -296,3 +296,43 @@ describe.each(databaseTargets())("a node whose answers disagree, on $name", (tar
     }
   });
 });
+
+describe.each(databaseTargets())("a step with many deposits, on $name", (target) => {
+  test("stops at the block that passes the most a step records; the next step reads on", async () => {
+    const opened = await target.open();
+    const db = opened.database.db;
+    const watcher = createChainWatcher({
+      db,
+      setting: { network: "ETH", rpcUrl: node.rpcUrl, native: "ETH" },
+      policy: POLICY,
+      pollMs: 50,
+      holdLock: (key) => opened.database.holdLock(key),
+      maxTransfersPerStep: 2,
+    });
+    try {
+      await catchUp(watcher);
+      const start = (await listCursors(db))[0]?.blockNumber ?? 0;
+      // Three blocks of two deposits each to our wallets.
+      const wallets = await Promise.all(Array.from({ length: 6 }, () => issuedWallet(db, "ETH")));
+      for (let b = 0; b < 3; b++) {
+        for (const w of wallets.slice(b * 2, b * 2 + 2))
+          await node.sendEth(w.address as `0x${string}`, ETH_WEI);
+        await node.mine(1);
+      }
+      // Each step: one block (two deposits); the third block would pass the limit of two.
+      for (let b = 1; b <= 3; b++) {
+        expect(await watcher.step()).toBe("read");
+        expect((await listCursors(db))[0]?.blockNumber).toBe(start + b);
+      }
+      expect(await watcher.step()).toBe("caught-up");
+      const rows = await db
+        .select({ n: sql<number>`count(*)::int` })
+        .from(chainDeposits)
+        .where(eq(chainDeposits.network, "ETH"));
+      expect(rows[0]?.n).toBe(6);
+    } finally {
+      await watcher.stop();
+      await opened.dispose();
+    }
+  });
+});

@@ -37,6 +37,10 @@ export const BATCH_BLOCKS = 20;
 /** Hashes kept below the newest block beyond the deepest policy, for walking back. */
 const KEEP_MARGIN = 64;
 const MAX_BACKOFF_MS = 60_000;
+/** Full blocks asked in one JSON-RPC batch. */
+const BLOCKS_PER_REQUEST = 4;
+/** Transfers to us recorded in one step's transaction (at least one block's, however many). */
+const MAX_TRANSFERS_PER_STEP = 500;
 
 const ERC20 = parseAbi(["event Transfer(address indexed from, address indexed to, uint256 value)"]);
 
@@ -51,6 +55,8 @@ export interface ChainWatcherOptions {
   source?: EvmSource;
   /** Tests: how many blocks a step reads. */
   batchBlocks?: number;
+  /** Tests: how many transfers to us a step records at most (MAX_TRANSFERS_PER_STEP). */
+  maxTransfersPerStep?: number;
 }
 
 export interface ChainWatcher {
@@ -72,6 +78,7 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   const coins: Ticker[] = [setting.native, ...(setting.token ? [setting.token.coin] : [])];
   const keep = Math.max(...coins.map((c) => policy.confirmations[c])) + KEEP_MARGIN;
   const batch = opts.batchBlocks ?? BATCH_BLOCKS;
+  const maxTransfers = opts.maxTransfersPerStep ?? MAX_TRANSFERS_PER_STEP;
   const source = opts.source ?? evmSource(setting.rpcUrl);
   let lock: HeldLock | null = null;
   let stopped = false;
@@ -90,7 +97,14 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
 
   async function readBlocks(from: number, to: number): Promise<ChainBlock[]> {
     const numbers = Array.from({ length: to - from + 1 }, (_, i) => from + i);
-    const blocks = await Promise.all(numbers.map((n) => source.block(n)));
+    // A few blocks per request: over http the calls of one turn go as one JSON-RPC batch, and
+    // twenty full blocks of 1,000 transactions (13 MB) pass viem's 10 MiB answer limit.
+    const blocks: (ChainBlock | null)[] = [];
+    for (let i = 0; i < numbers.length; i += BLOCKS_PER_REQUEST) {
+      blocks.push(
+        ...(await Promise.all(numbers.slice(i, i + BLOCKS_PER_REQUEST).map((n) => source.block(n)))),
+      );
+    }
     const read: ChainBlock[] = [];
     for (const block of blocks) {
       // A node behind its own head, or a reorganisation while we read: stop at the gap.
@@ -250,11 +264,26 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     const first = blocks[0];
     if (!first) throw new ChainMoved(`block ${cursor.blockNumber + 1} not served yet`);
     if (cursor.blockHash && first.parentHash !== cursor.blockHash) return walkBack(cursor);
-    const transfers = await transfersIn(blocks);
+    const found = await transfersIn(blocks);
+    // One transaction records what a step read; on PGlite it holds the only connection, so a
+    // step with many deposits stops at the block that passes MAX_TRANSFERS_PER_STEP (the rest
+    // is read again by the next step).
+    let kept = blocks.length;
+    for (let i = 0, count = 0; i < blocks.length; i++) {
+      const number = blocks[i]?.number;
+      count += found.filter((t) => t.block.number === number).length;
+      if (count > maxTransfers && i > 0) {
+        kept = i;
+        break;
+      }
+    }
+    const recordedBlocks = blocks.slice(0, kept);
+    const last = recordedBlocks.at(-1)?.number ?? first.number;
+    const transfers = found.filter((t) => t.block.number <= last);
     const result = await recordBlocks(db, {
       network,
       expected: cursor,
-      blocks: blocks.map(header),
+      blocks: recordedBlocks.map(header),
       transfers,
       head,
       policy,
