@@ -82,6 +82,8 @@ export function compileContracts(): Promise<Record<"TestToken" | "Forwarder", Co
 }
 
 export interface EvmNode {
+  /** The node's process (the bench counts its CPU). */
+  pid: number;
   rpcUrl: string;
   wsUrl: string;
   chainId: number;
@@ -186,6 +188,7 @@ export async function startEvmNode({ port }: { port: number }): Promise<EvmNode>
   };
 
   return {
+    pid: child.pid ?? -1,
     rpcUrl,
     wsUrl: `ws://127.0.0.1:${port}`,
     chainId,
