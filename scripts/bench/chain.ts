@@ -13,6 +13,9 @@
 //    their answers' checking included) and its database's `transaction` (the step's one
 //    write transaction, recordBlocks); the rest is the step's other queries (the cursor, the
 //    issued-address lookup) and its own code.
+//    The watcher's own batch (BATCH_BLOCKS) is tried first; should its step fail (20 blocks of
+//    1,000 transfers come back as one JSON-RPC batch over viem's 10 MiB limit), that is
+//    reported and the same blocks are read with BENCH_CHAIN_FALLBACK_BATCH blocks a step.
 // 3. Capacity beside it: the node makes a block of the same kind every BENCH_CHAIN_BLOCK_EVERY
 //    seconds during both arms; the production server without CHAIN_RPC_ETH, then with it (its
 //    cursor first set to the head, as a watcher that had kept up), each through the capacity
@@ -27,7 +30,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import pg from "pg";
 import { getAddress, keccak256, toHex } from "viem";
-import { createChainWatcher, type StepOutcome } from "../../server/backend/chains/watcher.ts";
+import { BATCH_BLOCKS, createChainWatcher, type StepOutcome } from "../../server/backend/chains/watcher.ts";
 import { evmSource, type EvmSource } from "../../server/backend/chains/evm-source.ts";
 import { openDatabase, rowsOf, type AppDb, type Database } from "../../server/backend/db/index.ts";
 import { listCursors, startCursor } from "../../server/backend/domain/chain-watch.ts";
@@ -72,6 +75,8 @@ export interface ChainSettings {
   accounts: number;
   /** 0: no capacity arms (the read only). */
   withCapacity: boolean;
+  /** Blocks a step reads when the watcher's own batch (BATCH_BLOCKS) fails (BENCH_CHAIN_FALLBACK_BATCH). */
+  fallbackBatch: number;
   /** Write a CPU profile of this process over the read (BENCH_CHAIN_PROFILE=1; it slows the read). */
   profile: boolean;
   ports: { server: number; node: number; metrics: number };
@@ -90,6 +95,8 @@ interface Made {
 }
 
 export interface ChainRead {
+  /** Blocks a step reads (the watcher's own BATCH_BLOCKS unless that failed). */
+  batchBlocks: number;
   blocks: number;
   transfers: number;
   ours: number;
@@ -133,6 +140,8 @@ export interface ChainRun {
   setup: { wallets: number; seedSeconds: number; generateSeconds: number; made: Made };
   hello: CannonFigures | { error: string };
   read: ChainRead | { error: string };
+  /** The read with the watcher's own batch, when it failed (then `read` is with BENCH_CHAIN_FALLBACK_BATCH). */
+  readAtDefault?: { batchBlocks: number; error: string };
   capacityHello?: CannonFigures | { error: string };
   arms?: ChainArm[];
 }
@@ -390,6 +399,7 @@ async function measureRead(
   made: Made,
   profile: boolean,
   label: string,
+  batchBlocks: number,
 ): Promise<ChainRead> {
   const head = await node.blockNumber();
   await startCursor(database.db, "ETH", fromBlock, head);
@@ -402,6 +412,7 @@ async function measureRead(
     pollMs: 2_000,
     holdLock: (key) => database.holdLock(key),
     source: timed.source,
+    batchBlocks,
   });
   let session: Session | undefined;
   if (profile) {
@@ -450,6 +461,7 @@ async function measureRead(
   const seconds = wallMs / 1000;
   return {
     ...made,
+    batchBlocks,
     steps,
     seconds: round(seconds, 2),
     blocksPerSecond: round(made.blocks / seconds, 2),
@@ -549,18 +561,25 @@ async function runOne(kind: "postgres" | "pglite", target: ChainTarget): Promise
   // --- The read.
   try {
     run.hello = await target.hello().catch((error: unknown) => ({ error: errorOf(error) }));
-    try {
-      run.read = await measureRead(database, node, fromBlock, made, settings.profile, kind);
-      const r = run.read;
-      log(
-        `chain read (${kind}): ${r.blocks} blocks in ${r.seconds} s: ${r.blocksPerSecond} blocks/s, ${r.transfersPerSecond} transfers/s; ` +
-          `RPC ${r.split.rpc} s, write transaction ${r.split.record} s, other ${r.split.other} s; ` +
-          `CPU bench ${r.cpu.bench} s, node ${r.cpu.node} s; deposits ${r.deposits.recorded} of ${r.ours} (${r.deposits.credited} credited)`,
-      );
-    } catch (error) {
-      run.read = { error: errorOf(error) };
-      log(`chain read (${kind}) failed: ${run.read.error}`);
-      process.exitCode = 1;
+    // The watcher's own batch first; should a step of it fail (nothing is recorded then, the
+    // cursor stays), the same blocks again with a smaller batch, both reported.
+    for (const batchBlocks of [BATCH_BLOCKS, settings.fallbackBatch]) {
+      try {
+        run.read = await measureRead(database, node, fromBlock, made, settings.profile, kind, batchBlocks);
+        const r = run.read;
+        log(
+          `chain read (${kind}, ${batchBlocks} blocks a step): ${r.blocks} blocks in ${r.seconds} s: ${r.blocksPerSecond} blocks/s, ${r.transfersPerSecond} transfers/s; ` +
+            `RPC ${r.split.rpc} s, write transaction ${r.split.record} s, other ${r.split.other} s; ` +
+            `CPU bench ${r.cpu.bench} s, node ${r.cpu.node} s; deposits ${r.deposits.recorded} of ${r.ours} (${r.deposits.credited} credited)`,
+        );
+        break;
+      } catch (error) {
+        run.read = { error: errorOf(error) };
+        log(`chain read (${kind}, ${batchBlocks} blocks a step) failed: ${run.read.error}`);
+        process.exitCode = 1;
+        if (batchBlocks !== BATCH_BLOCKS || settings.fallbackBatch >= BATCH_BLOCKS) break;
+        run.readAtDefault = { batchBlocks, error: run.read.error };
+      }
     }
   } finally {
     await database.close();
@@ -785,6 +804,16 @@ export function chainSection(report: ChainReport | { error: string } | undefined
       "",
     );
     const r = run.read;
+    if (run.readAtDefault) {
+      lines.push(
+        `**With the watcher's own batch (${run.readAtDefault.batchBlocks} blocks a step) the read failed**: ` +
+          `${run.readAtDefault.error} (every step, so its cursor never moved). ` +
+          ("error" in r
+            ? "With a smaller batch it failed too."
+            : `The figures below read ${r.batchBlocks} blocks a step (createChainWatcher's batchBlocks).`),
+        "",
+      );
+    }
     if ("error" in r) lines.push(`The read failed: ${r.error}`, "");
     else {
       const perKBlocks = perK(r.blocksPerSecond, run.hello);

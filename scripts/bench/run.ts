@@ -119,6 +119,7 @@ const chainSettings: ChainSettings = {
   capacity: capacitySettings,
   accounts: numberEnv("BENCH_CAPACITY_ACCOUNTS", 200),
   withCapacity: (process.env.BENCH_CHAIN_CAPACITY ?? "1") !== "0",
+  fallbackBatch: numberEnv("BENCH_CHAIN_FALLBACK_BATCH", 10),
   profile: process.env.BENCH_CHAIN_PROFILE === "1",
   ports: { server: port + 20, node: port + 21, metrics: port + 22 },
 };

@@ -25,6 +25,7 @@ const report: ChainReport = {
     levels: { postgres: [2000, 4000], pglite: [1000] },
     accounts: 200,
     withCapacity: true,
+    fallbackBatch: 10,
     profile: false,
     seconds: 20,
     warmupSeconds: 3,
@@ -39,7 +40,9 @@ const report: ChainReport = {
         made: { blocks: 30, transfers: 30_000, ours: 3000 },
       },
       hello: { perSecond: 20_000, p50: 1, p99: 3, non2xx: 0, errors: 0, answered: 160_000 },
+      readAtDefault: { batchBlocks: 20, error: "HTTP response body exceeded the size limit." },
       read: {
+        batchBlocks: 10,
         blocks: 30,
         transfers: 30_000,
         ours: 3000,
@@ -90,6 +93,10 @@ describe("the chain section", () => {
       "| 30 | 30,000 (3,000) | 3 | 40 | **0.75** | **750** | 0.038 | 15 | 24 | 1 | 30 / 4 | 3,000 (1,900, 1,100) |",
     );
     expect(text).toContain("Hello world before the read: 20,000 req/s.");
+    expect(text).toContain(
+      "**With the watcher's own batch (20 blocks a step) the read failed**: HTTP response body exceeded the size limit.",
+    );
+    expect(text).toContain("The figures below read 10 blocks a step");
     expect(text).toContain("eth_getTransactionReceipt 3,000 (13.2 s summed)");
     expect(text).toContain("Statements sent to PostgreSQL: 33,000 (11 per deposit recorded).");
   });
