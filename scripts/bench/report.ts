@@ -6,6 +6,7 @@ import type { machine } from "./lib.ts";
 import type { CannonFigures, PageReport } from "./pages.ts";
 import type { SendReport } from "./sends.ts";
 import { hostsSection, type HostsReport } from "./hosts.ts";
+import { chainSection, type ChainReport } from "./chain.ts";
 
 export interface DatabaseRun {
   database: "postgres" | "pglite";
@@ -36,6 +37,8 @@ export interface BenchResults {
   weight?: WeightReport;
   /** Two hosts behind nginx beside one (BENCH_ONLY=hosts, PostgreSQL). */
   hosts?: HostsReport | { error: string };
+  /** The chain watcher and the capacity beside it (BENCH_ONLY=chain, issue 30). */
+  chain?: ChainReport | { error: string };
   totalSeconds?: number;
 }
 
@@ -268,11 +271,13 @@ export function renderMarkdown(results: BenchResults): string {
     "",
     ...results.runs.filter((r) => r.error).map((r) => `- **${r.database} failed**: ${r.error}`),
     "",
-    ...capacitySection(results),
-    ...pagesSection(results),
-    ...sendsSection(results),
+    // Sections of the seeded databases' runs (none when only hosts or chain ran).
+    ...(results.runs.length > 0
+      ? [...capacitySection(results), ...pagesSection(results), ...sendsSection(results)]
+      : []),
     ...weightSection(results),
     ...hostsSection(results.hosts),
+    ...chainSection(results.chain),
   ];
   return lines.join("\n").trimEnd();
 }

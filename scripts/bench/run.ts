@@ -42,6 +42,7 @@ import {
 import { mintSessions, signInThroughForm, type MintOptions } from "./sessions.ts";
 import { runSends, type SendSettings } from "./sends.ts";
 import { runHosts } from "./hosts.ts";
+import { runChain, type ChainSettings } from "./chain.ts";
 import { startSmtpSink } from "../../tests/support/smtp-sink.ts";
 
 // ---------------------------------------------------------------------------
@@ -63,13 +64,15 @@ function listEnv(name: string, fallback: string): string[] {
     .filter(Boolean);
 }
 
-type Section = "capacity" | "pages" | "sends" | "weight" | "hosts";
-const SECTIONS: Section[] = ["capacity", "pages", "sends", "weight", "hosts"];
+type Section = "capacity" | "pages" | "sends" | "weight" | "hosts" | "chain";
+const SECTIONS: Section[] = ["capacity", "pages", "sends", "weight", "hosts", "chain"];
 const databases = listEnv("BENCH_DB", "postgres,pglite");
 for (const d of databases) if (d !== "postgres" && d !== "pglite") throw new Error(`BENCH_DB: unknown ${d}`);
 const only = listEnv("BENCH_ONLY", SECTIONS.join(","));
 for (const s of only) if (!SECTIONS.includes(s as Section)) throw new Error(`BENCH_ONLY: unknown ${s}`);
 const wants = (name: Section) => only.includes(name);
+/** The sections measured on each database's seeded server (hosts and chain make databases of their own). */
+const perDatabase = (["capacity", "pages", "sends", "weight"] as const).some(wants);
 
 const capacitySettings: CapacitySettings = {
   levels: listEnv("BENCH_CAPACITY_LEVELS", "500,1000,2000,4000,8000,10000,12000,16000,20000").map(Number),
@@ -102,6 +105,24 @@ const sendSettings: SendSettings = {
 const senderCount = numberEnv("BENCH_SENDERS", 200);
 const pageTransactions = numberEnv("BENCH_PAGE_TRANSACTIONS", 1000);
 const port = numberEnv("BENCH_PORT", 3290);
+// The chain section (issue 30, scripts/bench/chain.ts).
+const chainSettings: ChainSettings = {
+  wallets: numberEnv("BENCH_CHAIN_WALLETS", 100_000),
+  blocks: numberEnv("BENCH_CHAIN_BLOCKS", 30),
+  perBlock: numberEnv("BENCH_CHAIN_PER_BLOCK", 1000),
+  ours: numberEnv("BENCH_CHAIN_OURS", 0.1),
+  blockEverySeconds: numberEnv("BENCH_CHAIN_BLOCK_EVERY", 2),
+  levels: {
+    postgres: listEnv("BENCH_CHAIN_LEVELS", "2000,4000,8000").map(Number),
+    pglite: listEnv("BENCH_CHAIN_PGLITE_LEVELS", "1000,2000,4000").map(Number),
+  },
+  capacity: capacitySettings,
+  accounts: numberEnv("BENCH_CAPACITY_ACCOUNTS", 200),
+  withCapacity: (process.env.BENCH_CHAIN_CAPACITY ?? "1") !== "0",
+  fallbackBatch: numberEnv("BENCH_CHAIN_FALLBACK_BATCH", 10),
+  profile: process.env.BENCH_CHAIN_PROFILE === "1",
+  ports: { server: port + 20, node: port + 21, metrics: port + 22 },
+};
 // BENCH_SMTP=sink (issue 28): the server mails through a real SMTP server in this process and
 // every seeded holder's address is verified, so sends and sign-ins queue real mails; compare a
 // run with it against one without (BENCH_SMTP=off, the default) to see what the sender costs.
@@ -132,6 +153,7 @@ const results: BenchResults = {
     capacity: { ...capacitySettings, accounts: capacityAccounts, formSignIns },
     pages: pageSettings,
     sends: { ...sendSettings, senders: senderCount },
+    ...(wants("chain") ? { chain: { ...chainSettings, capacity: undefined } } : {}),
     pageTransactions,
     smtp: smtpMode,
   },
@@ -393,7 +415,7 @@ try {
     const [version] = await admin<{ server_version: string }>("show server_version");
     results.machine.postgres = version?.server_version;
   }
-  for (const kind of databases) {
+  for (const kind of perDatabase ? databases : []) {
     try {
       results.runs.push(await benchDatabase(kind as "postgres" | "pglite", suffix));
     } catch (error) {
@@ -419,6 +441,15 @@ try {
         accounts: capacityAccounts,
         workersPerHost: numberEnv("BENCH_HOSTS_WORKERS", 2),
         ports: { first: port + 10, second: port + 11, nginx: port + 12 },
+      }),
+    );
+  }
+  // The chain watcher beside 100,000 issued addresses, and the capacity beside it (issue 30).
+  if (wants("chain")) {
+    results.chain = await section("chain", () =>
+      runChain(databases as Array<"postgres" | "pglite">, {
+        settings: chainSettings,
+        hello: () => measureHello(pageSettings),
       }),
     );
   }

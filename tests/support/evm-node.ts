@@ -82,6 +82,8 @@ export function compileContracts(): Promise<Record<"TestToken" | "Forwarder", Co
 }
 
 export interface EvmNode {
+  /** The node's process (the bench counts its CPU). */
+  pid: number;
   rpcUrl: string;
   wsUrl: string;
   chainId: number;
@@ -203,6 +205,7 @@ export async function connectEvmNode(
   };
 
   return {
+    pid: child.pid ?? -1,
     rpcUrl,
     wsUrl: rpcUrl.replace(/^http/u, "ws"),
     chainId,
