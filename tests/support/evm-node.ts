@@ -153,7 +153,7 @@ export async function startEvmNode({ port }: { port: number }): Promise<EvmNode>
     await stop();
     throw error;
   }
-  return connectEvmNode(rpcUrl, stop);
+  return connectEvmNode(rpcUrl, stop, child.pid);
 }
 
 /** One JSON-RPC call to the node at `rpcUrl` (the test methods viem has no action for). */
@@ -178,6 +178,7 @@ function rpcAt(rpcUrl: string) {
 export async function connectEvmNode(
   rpcUrl: string,
   stop: () => Promise<void> = async () => {},
+  pid = -1,
 ): Promise<EvmNode> {
   const rpc = rpcAt(rpcUrl);
   const chainId = Number(await rpc("eth_chainId"));
@@ -205,7 +206,7 @@ export async function connectEvmNode(
   };
 
   return {
-    pid: child.pid ?? -1,
+    pid,
     rpcUrl,
     wsUrl: rpcUrl.replace(/^http/u, "ws"),
     chainId,
