@@ -1,7 +1,8 @@
 // The staff console's frame: who is signed in, the sections their roles open
 // (no link to a page they cannot open), sign-out, and a notice left by the
 // last form. Every page under it checks the member and the role again.
-import { Form, NavLink, Outlet, data, isRouteErrorResponse, Link } from "react-router";
+import { useState } from "react";
+import { Form, NavLink, Outlet, data, isRouteErrorResponse, Link, useLocation } from "react-router";
 import { AuthenticityTokenInput } from "remix-utils/csrf/react";
 import type { ConsoleCommand } from "../../../common/contract/console.ts";
 import { can, listFor, requireStaff, takeNotice } from "../../console.server.ts";
@@ -52,7 +53,8 @@ export function headers() {
 }
 
 export default function ConsoleLayout({ loaderData }: Route.ComponentProps) {
-  const { email, roles, sections, notice } = loaderData;
+  const { email, roles, sections } = loaderData;
+  const notice = useKeptNotice(loaderData.notice);
   useStaffEvents();
   return (
     <div className="console">
@@ -97,6 +99,21 @@ export default function ConsoleLayout({ loaderData }: Route.ComponentProps) {
       </main>
     </div>
   );
+}
+
+/**
+ * The notice a form left, kept while the member stays on the page it was shown on. The notice is
+ * read once (takeNotice), so a live update's reload of the page's data (useStaffEvents: another
+ * member's decision, this member's own) would otherwise wipe "Approved the send …: Confirmed."
+ * moments after it appeared. Going to another page, or another notice, replaces it.
+ */
+function useKeptNotice(notice: string | null | undefined): string | null {
+  const { key } = useLocation();
+  const [kept, setKept] = useState<{ text: string; at: string } | null>(
+    notice ? { text: notice, at: key } : null,
+  );
+  if (notice && (kept?.text !== notice || kept.at !== key)) setKept({ text: notice, at: key });
+  return notice ?? (kept?.at === key ? kept.text : null);
 }
 
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
