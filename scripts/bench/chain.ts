@@ -36,9 +36,7 @@ import { openDatabase, rowsOf, type AppDb, type Database } from "../../server/ba
 import { listCursors, startCursor } from "../../server/backend/domain/chain-watch.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import type { DepositPolicy } from "../../server/backend/domain/deposits.ts";
-import { sendMessage } from "../../server/backend/domain/messages.ts";
 import { DEFAULT_CONFIRMATIONS } from "../../server/config.ts";
-import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import { startEvmNode, type EvmNode } from "../../tests/support/evm-node.ts";
 import { runCapacity, type CapacityReport, type CapacitySettings } from "./capacity.ts";
 import { printProfile } from "./cpu-profile.ts";
@@ -53,7 +51,7 @@ import {
   type ServerHandle,
 } from "./lib.ts";
 import type { CannonFigures } from "./pages.ts";
-import { seedCapacityAccounts, type SeededUser } from "./seed.ts";
+import { messageRaiser, seedCapacityAccounts, type SeededUser } from "./seed.ts";
 import { mintSessions } from "./sessions.ts";
 
 export interface ChainSettings {
@@ -593,25 +591,8 @@ async function runOne(kind: "postgres" | "pglite", target: ChainTarget): Promise
   run.capacityHello = await target.hello().catch((error: unknown) => ({ error: errorOf(error) }));
   const changes = kind === "postgres" ? await openDatabase({ databaseUrl, dataDir }) : undefined;
   const forgetChanges = onCleanup(() => changes?.close());
-  let changeCount = 0;
   let server: ServerHandle | undefined;
-  const raiseEvent = async (index: number) => {
-    const account = accounts[index % accounts.length] as SeededUser;
-    const text = `Bench notice ${++changeCount}: please review your account.`;
-    if (changes) {
-      const sent = await sendMessage(changes.db, { to: { userId: account.userId }, message: text });
-      if (!sent.ok) throw new Error("the message was not sent");
-      return;
-    }
-    const answer = await callOpsSocket(opsSocketPath(dataDir), [
-      "--as=bench",
-      "message",
-      "--to",
-      account.email,
-      text,
-    ]);
-    if (answer?.code !== 0) throw new Error(`the message was not sent: ${answer?.stderr ?? "no server"}`);
-  };
+  const raiseEvent = messageRaiser(accounts, changes ? { db: changes.db } : { dataDir });
   run.arms = [];
   try {
     for (const name of ["watcher off", "watcher on"] as const) {

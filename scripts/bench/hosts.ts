@@ -12,7 +12,6 @@ import os from "node:os";
 import path from "node:path";
 import { openDatabase } from "../../server/backend/db/index.ts";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
-import { sendMessage } from "../../server/backend/domain/messages.ts";
 import { startNginx, type RunningNginx } from "../nginx.ts";
 import { runCapacity, type CapacityReport, type CapacitySettings } from "./capacity.ts";
 import {
@@ -25,7 +24,7 @@ import {
   throwAwayDatabase,
   type ServerHandle,
 } from "./lib.ts";
-import { seedCapacityAccounts, type SeededUser } from "./seed.ts";
+import { messageRaiser, seedCapacityAccounts, type SeededUser } from "./seed.ts";
 import { mintSessions } from "./sessions.ts";
 
 export interface HostsSettings {
@@ -88,15 +87,7 @@ export async function runHosts(settings: HostsSettings): Promise<HostsReport> {
   // The users' pages are told of a message to their account, sent as `npm run ops` sends it.
   const changes = await openDatabase({ databaseUrl, dataDir: dataRoot });
   onCleanup(() => changes.close());
-  let changeCount = 0;
-  const raiseEvent = async (index: number) => {
-    const account = accounts[index % accounts.length] as SeededUser;
-    const sent = await sendMessage(changes.db, {
-      to: { userId: account.userId },
-      message: `Bench notice ${++changeCount}: please review your account.`,
-    });
-    if (!sent.ok) throw new Error("the message was not sent");
-  };
+  const raiseEvent = messageRaiser(accounts, { db: changes.db });
 
   const host = (port: number, name: string): Promise<ServerHandle> =>
     startServer({

@@ -22,8 +22,6 @@ import {
   type ServerHandle,
 } from "./lib.ts";
 import { measureHello, runPages, type PageSettings } from "./pages.ts";
-import { sendMessage } from "../../server/backend/domain/messages.ts";
-import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 import {
   renderMarkdown,
   writeBenchmarksBlock,
@@ -32,6 +30,7 @@ import {
   type WeightReport,
 } from "./report.ts";
 import {
+  messageRaiser,
   PASSWORD,
   seedCapacityAccounts,
   seedPageUser,
@@ -312,24 +311,7 @@ async function benchDatabase(kind: "postgres" | "pglite", suffix: string): Promi
       // PGlite: through the running server's ops socket).
       const changes = kind === "postgres" ? await openDatabase({ databaseUrl, dataDir }) : undefined;
       onCleanup(() => changes?.close());
-      let changeCount = 0;
-      const raiseEvent = async (index: number) => {
-        const account = accounts[index % accounts.length] as SeededUser;
-        const text = `Bench notice ${++changeCount}: please review your account.`;
-        if (changes) {
-          const sent = await sendMessage(changes.db, { to: { userId: account.userId }, message: text });
-          if (!sent.ok) throw new Error("the message was not sent");
-          return;
-        }
-        const answer = await callOpsSocket(opsSocketPath(dataDir), [
-          "--as=bench",
-          "message",
-          "--to",
-          account.email,
-          text,
-        ]);
-        if (answer?.code !== 0) throw new Error(`the message was not sent: ${answer?.stderr ?? "no server"}`);
-      };
+      const raiseEvent = messageRaiser(accounts, changes ? { db: changes.db } : { dataDir });
       dbRun.capacity = await section("capacity", () =>
         runCapacity(
           {

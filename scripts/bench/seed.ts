@@ -26,6 +26,7 @@ import {
 } from "../../server/backend/domain/ledger.ts";
 import { openMessage, sendMessage } from "../../server/backend/domain/messages.ts";
 import { issueAddress, requestWallet } from "../../server/backend/domain/wallets.ts";
+import { callOpsSocket, opsSocketPath } from "../../server/ops/socket.ts";
 
 export const PASSWORD = "bench-password-1";
 
@@ -260,4 +261,34 @@ export async function seedSenders(
       return { ...user, walletId, destination: freshAddress("ETH") };
     },
   );
+}
+
+/**
+ * The capacity levels' change (record 033's live events): a message to one of `accounts` in
+ * turn, as an operator sends it — on `db` when given (PostgreSQL, a connection of the bench's
+ * own, as `npm run ops` does), else through the running server's ops socket in `dataDir`
+ * (PGlite, which one process holds).
+ */
+export function messageRaiser(
+  accounts: readonly SeededUser[],
+  via: { db: AppDb } | { dataDir: string },
+): (index: number) => Promise<void> {
+  let changeCount = 0;
+  return async (index) => {
+    const account = accounts[index % accounts.length] as SeededUser;
+    const text = `Bench notice ${++changeCount}: please review your account.`;
+    if ("db" in via) {
+      const sent = await sendMessage(via.db, { to: { userId: account.userId }, message: text });
+      if (!sent.ok) throw new Error("the message was not sent");
+      return;
+    }
+    const answer = await callOpsSocket(opsSocketPath(via.dataDir), [
+      "--as=bench",
+      "message",
+      "--to",
+      account.email,
+      text,
+    ]);
+    if (answer?.code !== 0) throw new Error(`the message was not sent: ${answer?.stderr ?? "no server"}`);
+  };
 }
