@@ -76,7 +76,9 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
   const { db, setting, policy } = opts;
   const network = setting.network;
   const coins: Ticker[] = [setting.native, ...(setting.token ? [setting.token.coin] : [])];
-  const keep = Math.max(...coins.map((c) => policy.confirmations[c])) + KEEP_MARGIN;
+  /** The deepest confirmations policy of the network's coins: where a fresh watcher starts, and what it keeps. */
+  const deepest = Math.max(...coins.map((c) => policy.confirmations[c]));
+  const keep = deepest + KEEP_MARGIN;
   const batch = opts.batchBlocks ?? BATCH_BLOCKS;
   const maxTransfers = opts.maxTransfersPerStep ?? MAX_TRANSFERS_PER_STEP;
   const source = opts.source ?? evmSource(setting.rpcUrl);
@@ -247,9 +249,7 @@ export function createChainWatcher(opts: ChainWatcherOptions): ChainWatcher {
     if (!(await lead())) return "not-leader";
     const head = await source.head();
     headSeen = head;
-    const cursor =
-      (await readCursor(db, network)) ??
-      (await startCursor(db, network, head - Math.max(...coins.map((c) => policy.confirmations[c])), head));
+    const cursor = (await readCursor(db, network)) ?? (await startCursor(db, network, head - deepest, head));
     if (cursor.blockNumber >= head) {
       // Caught up; a head below the cursor is a node behind, or a chain rewound past us.
       if (cursor.blockNumber > head && cursor.blockHash) {
