@@ -6,6 +6,10 @@
 //   1. kill -9 while a watcher catches up (PGlite and PostgreSQL): after every kill the database
 //      holds exactly the deposits of the blocks up to the cursor, credited ones credited once;
 //      at the end every deposit exactly once, pending ones with their confirmations.
+//  1b. kill -9 inside a step's transaction, on both databases, for certain: a child process
+//      (tests/support/chain-watch-child.ts) runs the watcher with a database handle that pauses
+//      before the cursor's UPDATE (every deposit of the batch written, none committed), or
+//      after the second deposit of a later batch, and is killed while it waits.
 //   2. two processes on one PostgreSQL: one holds the network's advisory lock and reads; it is
 //      killed with -9 and the other takes over and records what came after.
 //   3. faults: garbage, a node that answers the head but not its blocks, a node down; /readyz
@@ -14,16 +18,18 @@
 //      naming value: none recorded. A misconfigured endpoint or token stops the start.
 //   4. `ops chains` (text and --json) and `ops chains rescan`: nothing doubled.
 // Needs the production build; item 2 needs PostgreSQL (TEST_DATABASE_URL).
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { built, freshDataDir, spawnHost, type HostEnv, type HostProcess } from "../../scripts/host.ts";
 import { TRANSFER_TOPIC } from "../../server/backend/chains/evm-source.ts";
 import { openDatabase, rowsOf, type AppDb, type Database } from "../../server/backend/db/index.ts";
-import { auditLog, chainDeposits, ledgerTransfers } from "../../server/backend/db/schema.ts";
+import { auditLog, chainBlocks, chainDeposits, ledgerTransfers } from "../../server/backend/db/schema.ts";
 import { CHAIN_LEADER_LOCK, listCursors } from "../../server/backend/domain/chain-watch.ts";
 import { walletBalance } from "../../server/backend/domain/ledger.ts";
 import { startEvmNode, type EvmNode } from "../support/evm-node.ts";
@@ -565,6 +571,137 @@ describe.skipIf(!built).each(killTargets)("kill -9 while the watcher catches up 
       for (const host of hosts) expectNoKey(host);
     } finally {
       for (const host of hosts) await host.stop({ signal: "SIGKILL" });
+      await prepared.dispose();
+    }
+  }, 180_000);
+});
+
+// ---------------------------------------------------------------------------
+// 1b. kill -9 inside a step's transaction (a child running the watcher that pauses there).
+// ---------------------------------------------------------------------------
+
+const CHILD = path.resolve(import.meta.dirname, "../support/chain-watch-child.ts");
+
+interface Child {
+  /** Until a line starting with `prefix` is printed; that line. */
+  line(prefix: string, timeoutMs?: number): Promise<string>;
+  kill9(): Promise<void>;
+}
+
+/** tests/support/chain-watch-child.ts on `where`, pausing as `pause` says (CHILD_PAUSE, CHILD_PAUSE_AFTER). */
+function startChild(where: string, pause: string, after = 0): Child {
+  const child = spawn(process.execPath, [CHILD], {
+    env: {
+      PATH: process.env.PATH,
+      CHILD_DB: where,
+      CHILD_RPC: node.rpcUrl,
+      CHILD_TOKEN: token,
+      CHILD_CONFIRMATIONS: JSON.stringify(REQUIRED),
+      CHILD_BATCH: "5",
+      CHILD_PAUSE: pause,
+      CHILD_PAUSE_AFTER: String(after),
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => (out += chunk));
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => (err += chunk));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    async line(prefix, timeoutMs = 30_000) {
+      let found: string | undefined;
+      await until(
+        `the child's "${prefix}" line`,
+        () => {
+          if (child.exitCode !== null) throw new Error(`the child ended: ${err}`);
+          found = out.split("\n").find((l) => l.startsWith(prefix));
+          return found !== undefined;
+        },
+        timeoutMs,
+      );
+      return found ?? "";
+    },
+    async kill9() {
+      child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}
+
+/** "mid <from>-<to> deposits <k>": the paused batch's blocks and the deposits it had recorded. */
+function midOf(line: string): { from: number; to: number; deposits: number } {
+  const found = /^mid (\d+)-(\d+) deposits (\d+)$/u.exec(line);
+  if (!found) throw new Error(`not a mid line: ${line}`);
+  return { from: Number(found[1]), to: Number(found[2]), deposits: Number(found[3]) };
+}
+
+const cursorOf = (db: AppDb) => listCursors(db).then(([c]) => c?.blockNumber);
+
+/** How many block hashes are kept from block `from` on. */
+const blocksFrom = (db: AppDb, from: number) =>
+  db
+    .select({ n: sql<number>`count(*)::int` })
+    .from(chainBlocks)
+    .where(sql`${chainBlocks.number} >= ${from}`)
+    .then(([row]) => row?.n);
+
+describe.skipIf(!built).each(killTargets)("kill -9 inside a step's transaction ($name)", (target) => {
+  test("killed while a batch's deposits are written but not committed: none of them is there, the cursor is before the batch; restarted, each once", async () => {
+    const prepared = await target.prepare();
+    const where = prepared.where.dataDir ?? prepared.where.databaseUrl ?? "";
+    const children: Child[] = [];
+    const start = (pause: string, after = 0) => {
+      const child = startChild(where, pause, after);
+      children.push(child);
+      return child;
+    };
+    try {
+      const holders = await prepared.withDb((db) => makeHolders(db, 3));
+      const walletIds = walletIdsOf(holders);
+
+      // The cursor placed and caught up; then 12 blocks paying us, one empty block after each.
+      const first = start("none");
+      await first.line(`step caught-up ${await node.blockNumber()}`);
+      await first.kill9();
+      const expected = await depositBlocks(holders, 12, 1);
+
+      // (a) The first batch paused before the cursor's UPDATE, its last statement: every
+      // deposit of the batch written in the transaction, none committed.
+      const before = await prepared.withDb(cursorOf);
+      const a = start("cursor");
+      const atCursor = midOf(await a.line("mid "));
+      await a.kill9();
+      expect(atCursor.from).toBe((before ?? 0) + 1);
+      expect(atCursor.deposits).toBeGreaterThan(0);
+      await prepared.withDb(async (db) => {
+        const state = await expectRecorded(db, expected, walletIds);
+        expect(state.cursor).toBe(before);
+        expect(await blocksFrom(db, atCursor.from)).toBe(0);
+      });
+
+      // (b) One batch committed, the next paused after its second deposit's write.
+      const b = start("deposit:2", 1);
+      const atDeposit = midOf(await b.line("mid "));
+      await b.kill9();
+      expect(atDeposit.from).toBeGreaterThan(atCursor.from);
+      expect(atDeposit.deposits).toBe(2);
+      await prepared.withDb(async (db) => {
+        const state = await expectRecorded(db, expected, walletIds);
+        expect(state.cursor).toBe(atDeposit.from - 1);
+        expect(await blocksFrom(db, atDeposit.from)).toBe(0);
+      });
+
+      // (c) Left to finish: every deposit once, the last ones still counting.
+      const last = start("none");
+      const head = await node.blockNumber();
+      await last.line(`step caught-up ${head}`, 60_000);
+      await last.kill9();
+      const end = await prepared.withDb((db) => expectRecorded(db, expected, walletIds));
+      expect(end.cursor).toBe(head);
+      expect(end.credited + end.pending).toBe(expected.length);
+    } finally {
+      for (const child of children) await child.kill9();
       await prepared.dispose();
     }
   }, 180_000);
