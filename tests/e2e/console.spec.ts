@@ -27,6 +27,7 @@ import {
   uniqueEmail,
   visit,
 } from "./helpers.ts";
+import { body, expectReadable, Lynx } from "./lynx.ts";
 import { RECEIVER } from "./send-helpers.ts";
 
 interface Member {
@@ -39,6 +40,19 @@ interface Member {
 
 /** The TOTP time step of a moment. */
 const step = (t: number) => Math.floor(t / 30_000);
+
+/** The console's pages an admin reads (the users page searching for `holder`). */
+const CONSOLE_PAGES = (holder: string) => [
+  "/ops",
+  "/ops/sends",
+  "/ops/requests",
+  "/ops/messages",
+  `/ops/users?q=${encodeURIComponent(holder)}`,
+  "/ops/money",
+  "/ops/thresholds",
+  "/ops/audit",
+  "/ops/staff",
+];
 
 const txRow = (page: Page, id: string) => page.locator(`[id="tx-${id}"]`);
 
@@ -389,17 +403,7 @@ test.describe("the staff console", () => {
     // Every page, at a phone's width and a desktop's.
     for (const viewport of [MOBILE, DESKTOP]) {
       await page.setViewportSize(viewport);
-      for (const path of [
-        "/ops",
-        "/ops/sends",
-        "/ops/requests",
-        "/ops/messages",
-        `/ops/users?q=${encodeURIComponent(holder.email)}`,
-        "/ops/money",
-        "/ops/thresholds",
-        "/ops/audit",
-        "/ops/staff",
-      ]) {
+      for (const path of CONSOLE_PAGES(holder.email)) {
         await visit(page, path, testInfo);
         await expect(page.getByRole("heading", { level: 1 })).toHaveCount(1);
         await expectAccessible(page);
@@ -420,6 +424,28 @@ test.describe("the staff console", () => {
       "BNB deposits are not watched (CHAIN_RPC_BNB is not set).",
     ]) {
       await expect(page.getByRole("listitem").filter({ hasText: sentence })).toHaveCount(1);
+    }
+
+    // Without CSS or scripts (no-js project): every page reads right in lynx, the member's
+    // session in lynx's own cookie file (record 043).
+    if (!jsEnabled(testInfo)) {
+      const lynx = new Lynx(testInfo.project.use.baseURL);
+      await lynx.takeCookies(page.context());
+      for (const path of CONSOLE_PAGES(holder.email)) {
+        const dump = lynx.dump(path);
+        expect(body(dump), path).toContain(`Signed in as ${email}`);
+        // The test's operator is named e2e-operator (audit rows, who added a member); the audit
+        // log also shows each row's details by their field names (walletId: …), as recorded.
+        expectReadable(
+          dump,
+          path,
+          path === "/ops/audit" ? /\b[a-z]+[A-Z]\w*:|\be2e-operator\b/gu : /\be2e-operator\b/gu,
+        );
+      }
+      const money = body(lynx.dump("/ops/money"));
+      expect(money).toContain("Chain watchers");
+      expect(money).toMatch(/^\s*ETH\s+ETH\s+\d+\s+\d+\s+\d+ blocks?\s+none\s*$/mu);
+      expect(money).toContain("BNB deposits are not watched (CHAIN_RPC_BNB is not set).");
     }
   });
 });

@@ -4,68 +4,15 @@
 // only a form post reaches (the phrase on the warning screen and on /security)
 // are posted by lynx too, with the form's own tokens. Runs once, in the no-js
 // project (lynx runs no scripts either).
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import type { BrowserContext } from "@playwright/test";
 import { expect, test } from "./fixtures.ts";
+import { body, expectReadable, Lynx } from "./lynx.ts";
 import { sendThroughApi } from "./send-helpers.ts";
 import { ddmmyy, enrolTwoFactor, recordSecret, SITE_PAGES, uniqueEmail } from "./helpers.ts";
-
-const LYNX = process.env.LYNX_PATH ?? "/usr/bin/lynx";
 
 test.skip(
   ({ javaScriptEnabled }) => javaScriptEnabled !== false,
   "lynx runs no scripts: checked in the no-js project",
 );
-
-/** A lynx of its own: a folder with its configuration and the cookies it sends. */
-class Lynx {
-  private readonly origin: string;
-  private readonly dir = mkdtempSync(path.join(tmpdir(), "coinkeep-lynx-"));
-  private readonly cfg = path.join(this.dir, "lynx.cfg");
-  private readonly cookies = path.join(this.dir, "cookies.txt");
-
-  constructor(origin: string | undefined) {
-    if (!origin) throw new Error("no baseURL");
-    this.origin = origin;
-    writeFileSync(
-      this.cfg,
-      [
-        "PERSISTENT_COOKIES:TRUE",
-        `COOKIE_FILE:${this.cookies}`,
-        `COOKIE_SAVE_FILE:${path.join(this.dir, "saved-cookies.txt")}`,
-        "ACCEPT_ALL_COOKIES:TRUE",
-        "CHARACTER_SET:utf-8",
-        "",
-      ].join("\n"),
-    );
-    writeFileSync(this.cookies, "");
-  }
-
-  /** Hands lynx the cookies a browser context holds (its session, its CSRF cookie). */
-  async takeCookies(context: BrowserContext) {
-    const host = new URL(this.origin).hostname;
-    const lines = (await context.cookies()).map((c) =>
-      // Netscape cookie file: domain, subdomains, path, secure, expiry, name, value.
-      [host, "FALSE", c.path, c.secure ? "TRUE" : "FALSE", "2000000000", c.name, c.value].join("\t"),
-    );
-    writeFileSync(this.cookies, `${lines.join("\n")}\n`);
-  }
-
-  /** What a person reads: `lynx -dump` of a page (GET), or of the answer to a posted form. */
-  dump(pathname: string, post?: Record<string, string>): string {
-    const args = [`-cfg=${this.cfg}`, "-dump", "-width=100", "-display_charset=utf-8"];
-    const url = `${this.origin}${pathname}`;
-    if (!post) return execFileSync(LYNX, [...args, url], { encoding: "utf8" });
-    const data = `${new URLSearchParams(post).toString()}\n---\n`;
-    return execFileSync(LYNX, [...args, "-post_data", url], {
-      input: data,
-      encoding: "utf8",
-    });
-  }
-}
 
 /** A hidden or text input's value in a page's HTML. */
 function inputValue(html: string, name: string): string {
@@ -75,42 +22,9 @@ function inputValue(html: string, name: string): string {
   return value.replaceAll("&amp;", "&").replaceAll("&quot;", '"');
 }
 
-/** The text of a dump without its list of link addresses. */
-function body(dump: string): string {
-  return dump.split(/^References$/mu)[0] ?? dump;
-}
-
 /** How many links are labelled `label` (lynx writes a link as "[n]label"). */
 function linksLabelled(dump: string, label: string): number {
   return body(dump).match(new RegExp(`\\[\\d+\\]${label}(?![\\w])`, "gu"))?.length ?? 0;
-}
-
-/**
- * Words that run together where markup put no space between them: a lower-case
- * letter followed by a capital, a digit or a currency sign, a letter followed by
- * a currency sign, or a link right after a word ("EthereumETH", "address0x…",
- * "balance$6329.60", "Log In[6]Restore Wallet"). Long
- * tokens (addresses, hashes, links), shortened ones ("0x1234…abcdef"), e-mail
- * addresses and a few real words are left out.
- */
-function gluedWords(dump: string): string[] {
-  const text = body(dump)
-    .replace(/\S{20,}/gu, " ")
-    .replace(/\S+@\S+|\S*…\S*/gu, " ")
-    .replace(/\b(?:argon2id|CoinGecko|HttpOnly|JavaScript|SameSite|0x\w+)\b/gu, " ");
-  return text.match(/\S*(?:[a-z][A-Z\d]|[A-Za-z][$€£]|[^\s[]\[\d+\])\S*/gu) ?? [];
-}
-
-/** What no page may show a reader without CSS (defects 2, 3). */
-function expectReadable(dump: string, where: string) {
-  const text = body(dump);
-  expect(text, `${where}: honeypot label`).not.toContain("Please leave this field blank");
-  // A control lynx can only name by its internal value, or a link with no text ("Hidden links").
-  // (lynx shows a button as "(value) its text", or "(BUTTON) its text" when it has no value.)
-  const unnamed = text.match(/^[ \t]*\([\w-]+\)[ \t]*$|^.*\(BUTTON\)[ \t]*(?:$|\().*$/gmu) ?? [];
-  expect(unnamed, `${where}: a button with no text`).toEqual([]);
-  expect(dump, `${where}: links with no text`).not.toContain("Hidden links:");
-  expect(gluedWords(dump), `${where}: words run together`).toEqual([]);
 }
 
 const PUBLIC_PAGES = [...SITE_PAGES, "/?modal=contact", "/?modal=contact&step=2"];
