@@ -38,7 +38,7 @@ export const BACKUP_COMMANDS: readonly OpsCommand[] = [
 Writes one file holding a consistent snapshot of the database (the embedded
 one through the running server, or DATABASE_URL's with pg_dump) and the two
 secrets (BACKEND_SECRET and SESSION_SECRET), encrypted with age to the given
-recipient (make a key pair with age-keygen; keep the identity away from the
+recipient (make a key pair with "backup-key" or age-keygen; keep the identity off the
 backups) or with the passphrase in the file (its first line). The server goes
 on serving meanwhile. The file is written under a temporary name in the same
 folder and renamed when complete: an interrupted backup leaves no file under
@@ -164,6 +164,60 @@ refused before anything is written. Runs alone: no server is involved.`,
         `Applied ${r.applied} newer migration${r.applied === 1 ? "" : "s"}. Verified: ${r.rows} rows in ${r.tables} tables as in the manifest, the secrets' check values, ${r.transfers} transfers balanced and every balance the sum of its entries.`,
         `Took ${r.seconds.toFixed(2)} s.`,
       ].join("\n"),
+    json: (r) => r,
+  }),
+
+  defineCommand({
+    name: "backup-key",
+    summary: [["backup-key <identity file>", "make an age key pair for backups; prints the recipient"]],
+    usage: `Usage: node server/ops/cli.ts backup-key <identity file> [--json]
+
+Makes a new age key pair: writes the identity (the secret half, AGE-SECRET-KEY-1…)
+into the file, which must not exist yet (mode 0600), and prints the recipient
+(age1…) to give "backup --recipient". Keep the identity away from the host and
+from the backups (a password manager, an offline copy): whoever holds it and a
+backup holds the database and its secrets. The age-keygen tool makes the same.
+Runs alone: no database is involved.`,
+    changes: false,
+    alone: true,
+    arguments: 1,
+    files: [0],
+    check(args) {
+      const [file = ""] = args;
+      if (file === "") throw new OpsError("Name the file to write the identity into.");
+      return { file };
+    },
+    async run(_ctx, { file }) {
+      const [{ generateIdentity, identityToRecipient }, { open }, path] = await Promise.all([
+        import("age-encryption"),
+        import("node:fs/promises"),
+        import("node:path"),
+      ]);
+      const identity = await generateIdentity();
+      const recipient = await identityToRecipient(identity);
+      const where = path.resolve(file);
+      let handle;
+      try {
+        handle = await open(where, "wx", 0o600);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        throw new OpsError(
+          code === "EEXIST"
+            ? `${where} exists already: name a new file.`
+            : `Cannot write ${where}: ${code ?? String(error)}.`,
+        );
+      }
+      try {
+        await handle.writeFile(
+          `# created: ${new Date().toISOString()}\n# public key: ${recipient}\n${identity}\n`,
+        );
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return { file: where, recipient };
+    },
+    text: (r) => `Wrote the identity into ${r.file}.\nRecipient: ${r.recipient}`,
     json: (r) => r,
   }),
 ];
