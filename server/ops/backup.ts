@@ -10,10 +10,13 @@
 // encrypted and authenticated, is what restore trusts, and it must repeat the clear fields.
 import { createHash, randomBytes } from "node:crypto";
 import { spawn } from "node:child_process";
+import { promisify } from "node:util";
+import { Worker } from "node:worker_threads";
+import { gzip } from "node:zlib";
 import { mkdir, open, readdir, readFile, rename, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import pg from "pg";
-import { Decrypter, Encrypter } from "age-encryption";
+import { Decrypter } from "age-encryption";
 import type { Database, RawQuery } from "../backend/db/index.ts";
 import { migrationsFolder } from "../backend/db/index.ts";
 import { secretCheckValue, type SecretName } from "../backend/db/secret-checks.ts";
@@ -156,7 +159,8 @@ async function takeSnapshot(
   if (!databaseUrl) {
     if (!database?.snapshot) throw new OpsError("backup needs the embedded database open in this process.");
     const { read, tarball } = await database.snapshot(readSnapshot);
-    return { read, dump: tarball, driver: "pglite" };
+    // Compressed off the event loop (zlib's threads), after the database's turn has ended.
+    return { read, dump: await promisify(gzip)(tarball), driver: "pglite" };
   }
   const client = new pg.Client({ connectionString: databaseUrl });
   client.on("error", () => {});
@@ -234,10 +238,7 @@ export async function backup(opts: {
     secrets: opts.secrets,
   };
   const plain = Buffer.concat([Buffer.from(`${JSON.stringify(manifest)}\n`, "utf8"), dump]);
-  const encrypter = new Encrypter();
-  if ("recipient" in opts.key) encrypter.addRecipient(opts.key.recipient);
-  else encrypter.setPassphrase(opts.key.passphrase);
-  const payload = await encrypter.encrypt(plain);
+  const payload = await encryptAside(plain, opts.key);
   const header: Header = {
     schema: manifest.schema,
     schemaName,
@@ -275,6 +276,25 @@ export async function backup(opts: {
     taken,
     rows: Object.values(read.counts).reduce((a, b) => a + b, 0),
   };
+}
+
+/**
+ * age encryption in a worker thread: a passphrase's scrypt (work factor 2^18) is 2 s of CPU in
+ * JavaScript, and the server doing an embedded database's backup must go on serving meanwhile.
+ */
+function encryptAside(plain: Uint8Array, key: BackupKey): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(new URL("./backup-encrypt.ts", import.meta.url), {
+      workerData: { plain, key },
+    });
+    worker.once("message", (payload: Uint8Array) => resolve(payload));
+    worker.once("error", (error) =>
+      reject(new OpsError(`The backup could not be encrypted: ${error.message}.`)),
+    );
+    worker.once("exit", (code) => {
+      if (code !== 0) reject(new OpsError(`The backup could not be encrypted (exit code ${code}).`));
+    });
+  });
 }
 
 /** Reads and checks a backup file up to its decrypted manifest; nothing is written. */
