@@ -43,7 +43,14 @@ export async function main(argv: string[]): Promise<number> {
       const viaServer = await callOpsSocket(
         opsSocketPath(config.dataDir),
         invocation.command.changes ? [`--as=${invocation.actor}`, ...invocation.forward] : invocation.forward,
-      );
+      ).catch((error: unknown) => {
+        // The server went away while it ran the command (killed, or stopped).
+        const { code } = error as NodeJS.ErrnoException;
+        if (code !== "ECONNRESET" && code !== "EPIPE") throw error;
+        throw new Error(
+          `The server stopped before it answered: ${invocation.command.name} may not have been carried out; check before running it again.`,
+        );
+      });
       if (viaServer) {
         process.stdout.write(viaServer.stdout);
         process.stderr.write(viaServer.stderr);

@@ -462,8 +462,14 @@ describe.skipIf(!built)("an interrupted backup leaves no file under its name", (
         const command = spawn(
           process.execPath,
           [path.join(root, "server/ops/cli.ts"), "backup", file, "--passphrase-file", passphraseFile],
-          { cwd: root, env: { PATH: process.env.PATH, DATA_DIR: place.dataDir }, stdio: "ignore" },
+          {
+            cwd: root,
+            env: { PATH: process.env.PATH, DATA_DIR: place.dataDir },
+            stdio: ["ignore", "ignore", "pipe"],
+          },
         );
+        let said = "";
+        command.stderr?.on("data", (chunk: Buffer) => (said += chunk.toString()));
         const exited = new Promise((resolve) => command.once("exit", resolve));
         // The server is in the backup once the command has reached it (the dump takes seconds).
         await new Promise((r) => setTimeout(r, 1200));
@@ -477,6 +483,9 @@ describe.skipIf(!built)("an interrupted backup leaves no file under its name", (
         if (victim === "server") {
           // The server died before it renamed anything: no file, at most its temporary one.
           expect(existsSync(file)).toBe(false);
+          expect(said).toBe(
+            "error: The server stopped before it answered: backup may not have been carried out; check before running it again.\n",
+          );
         } else if (existsSync(file)) {
           // The server carried on without the command: a whole file, which restores.
           const dataDir = path.join(scratch, `after-kill-${randomBytes(4).toString("hex")}`);
@@ -500,4 +509,31 @@ describe.skipIf(!built)("an interrupted backup leaves no file under its name", (
       }
     }, 120_000);
   }
+
+  test.runIf(adminUrl)(
+    "kill -9 of the command mid-backup (postgres: the command itself does the work)",
+    async () => {
+      const place = await freshPlace("postgres", scratch);
+      try {
+        await seeded(place, 1);
+        for (const after of [300, 800, 1300]) {
+          const file = path.join(scratch, `killed-postgres-${after}.ckb`);
+          const command = spawn(
+            process.execPath,
+            [path.join(root, "server/ops/cli.ts"), "backup", file, "--passphrase-file", passphraseFile],
+            { cwd: root, env: { PATH: process.env.PATH, ...where(place) }, stdio: "ignore" },
+          );
+          const exited = new Promise((resolve) => command.once("exit", resolve));
+          await new Promise((r) => setTimeout(r, after));
+          command.kill("SIGKILL");
+          await exited;
+          // Killed before its rename (the passphrase's scrypt alone takes seconds): no file by that name.
+          expect(existsSync(file)).toBe(false);
+        }
+      } finally {
+        await place.dispose();
+      }
+    },
+    120_000,
+  );
 });
