@@ -8,7 +8,8 @@
 // operator commands work. Then each bad input: a wrong passphrase or identity, a truncated or
 // altered file, a backup of a newer schema, a target that is not empty — each one sentence,
 // exit code 1, nothing written — and kill -9 of the command or of the server mid-backup,
-// which leaves no file under the given name that does not restore.
+// which leaves no file under the given name that does not restore; and a backup made at the
+// schema of one migration ago, which restore brings up to this code's before it verifies.
 import { execFile, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -21,9 +22,17 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { built, root, spawnHost, TEST_SECRETS, type HostProcess } from "../../scripts/host.ts";
 import { seedSenders, type Sender } from "../../scripts/bench/seed.ts";
 import { sendBody } from "../../scripts/bench/sends.ts";
-import { openDatabase, rowsOf, type Database } from "../../server/backend/db/index.ts";
+import { openDatabase, rowsOf, type Database, type RawQuery } from "../../server/backend/db/index.ts";
+import { PGlite } from "@electric-sql/pglite";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import { deriveServerKeys } from "../../server/backend/domain/crypto.ts";
 import { checkLedger } from "../../server/backend/domain/ledger-checks.ts";
+import { checkSecrets } from "../../server/backend/db/secret-checks.ts";
+import { createAccount } from "../../server/backend/domain/accounts.ts";
+import * as schema from "../../server/backend/db/schema.ts";
+import { backup } from "../../server/ops/backup.ts";
+import { migrationsBefore } from "./migration-helpers.ts";
 import { rawCall } from "../security/support/http.ts";
 import { createTempPostgres } from "./helpers.ts";
 
@@ -286,6 +295,56 @@ for (const driver of drivers) {
     }, 300_000);
   });
 }
+
+describe("restore of a backup made by an older code", () => {
+  test("applies this code's newer migrations, then verifies", async () => {
+    const dataDir = path.join(scratch, `older-${randomBytes(4).toString("hex")}`);
+    await mkdir(dataDir, { recursive: true });
+    // A database as the code of one migration ago left it.
+    const client = await PGlite.create(path.join(dataDir, "pglite"));
+    try {
+      const db = drizzlePglite({ client, schema });
+      await migratePglite(db, { migrationsFolder: await migrationsBefore("0016_chain_watch") });
+      await checkSecrets(db, [
+        { name: "BACKEND_SECRET", value: TEST_SECRETS.BACKEND_SECRET },
+        { name: "SESSION_SECRET", value: TEST_SECRETS.SESSION_SECRET },
+      ]);
+      // A holder (the current code's deposits write columns of 0016, so none here).
+      const created = await createAccount(
+        { db, keys: deriveServerKeys(TEST_SECRETS.BACKEND_SECRET) },
+        "older@example.com",
+        "older password 1",
+      );
+      expect(created.ok).toBe(true);
+      // What Database.snapshot does, on this database that openDatabase would migrate.
+      const snapshot = (async (read: (query: RawQuery) => Promise<unknown>) => {
+        const seen = await read(async (text) => (await client.query<Record<string, unknown>>(text)).rows);
+        const blob = await client.dumpDataDir("none");
+        return { read: seen, tarball: new Uint8Array(await blob.arrayBuffer()) };
+      }) as Database["snapshot"];
+      const file = path.join(scratch, "older.ckb");
+      const made = await backup({
+        file,
+        key: { passphrase: PASSPHRASE },
+        database: { snapshot } as Database,
+        databaseUrl: undefined,
+        secrets: TEST_SECRETS,
+      });
+      expect([made.schema, made.schemaName]).toEqual([16, "0015_secret_checks"]);
+      const target = path.join(scratch, `older-restored-${randomBytes(4).toString("hex")}`);
+      const ran = await ops({}, "restore", file, "--data-dir", target, "--passphrase-file", passphraseFile);
+      expect(ran.stderr).toBe("");
+      expect(ran.stdout.split("\n").slice(0, 2)).toEqual([
+        `Restored ${file} (schema 16, 0015_secret_checks, taken ${made.taken}) into ${target}.`,
+        expect.stringMatching(
+          /^Applied 1 newer migration\. Verified: \d+ rows in \d+ tables as in the manifest, the secrets' check values, 0 transfers balanced and every balance the sum of its entries\.$/u,
+        ),
+      ]);
+    } finally {
+      await client.close().catch(() => {});
+    }
+  }, 120_000);
+});
 
 describe("restore refuses bad input with one sentence and writes nothing", () => {
   let source: Place;
