@@ -78,10 +78,10 @@ try {
 
   const without = await load();
   const backups: { ms: number; bytes: number; line: string }[] = [];
-  let stop = false;
+  const backingOff = { stop: false };
   let last = "";
   const backingUp = (async () => {
-    for (let i = 0; !stop; i++) {
+    for (let i = 0; !backingOff.stop; i++) {
       last = path.join(scratch, `figures-${i}.ckb`);
       const started = performance.now();
       const { stdout } = await run(
@@ -98,7 +98,7 @@ try {
     }
   })();
   const during = await load();
-  stop = true;
+  backingOff.stop = true;
   await backingUp;
   await host.stop();
 

@@ -55,13 +55,15 @@ async function codeMigrations(): Promise<{ when: number; tag: string }[]> {
   return journal.entries;
 }
 
+/** A name quoted as an SQL identifier. */
+const ident = (name: unknown) => `"${String(name).replaceAll('"', '""')}"`;
+
 /** A statement for the row count of every table of ours and drizzle's, in one answer. */
 async function countRows(query: RawQuery): Promise<Record<string, number>> {
   const tables = await query(
     "SELECT schemaname AS s, tablename AS t FROM pg_tables WHERE schemaname IN ('public', 'drizzle') ORDER BY 1, 2",
   );
   if (tables.length === 0) return {};
-  const ident = (name: unknown) => `"${String(name).replaceAll('"', '""')}"`;
   const rows = await query(
     tables
       .map(

@@ -346,6 +346,13 @@ describe("restore of a backup made by an older code", () => {
   }, 120_000);
 });
 
+/** Restores `backupFile` into a fresh folder: what it said, and whether the folder was made. */
+const restoreInto = async (backupFile: string, ...key: string[]) => {
+  const dataDir = path.join(scratch, `refused-${randomBytes(4).toString("hex")}`);
+  const ran = await ops({}, "restore", backupFile, "--data-dir", dataDir, ...key);
+  return { ...ran, written: existsSync(dataDir) };
+};
+
 describe("restore refuses bad input with one sentence and writes nothing", () => {
   let source: Place;
   let file = "";
@@ -357,7 +364,7 @@ describe("restore refuses bad input with one sentence and writes nothing", () =>
     await seeded(source, 1);
     file = path.join(scratch, "good.ckb");
     const made = await ops(where(source), "backup", file, "--passphrase-file", passphraseFile);
-    expect(made.stderr).toBe("");
+    if (made.stderr !== "") throw new Error(made.stderr);
     const identity = await generateIdentity();
     identityFile = path.join(scratch, "identity.txt");
     await writeFile(identityFile, `# the drill's key\n${identity}\n`, { mode: 0o600 });
@@ -369,20 +376,13 @@ describe("restore refuses bad input with one sentence and writes nothing", () =>
       "--recipient",
       await identityToRecipient(identity),
     );
-    expect(toKey.stderr).toBe("");
+    if (toKey.stderr !== "") throw new Error(toKey.stderr);
     otherIdentityFile = path.join(scratch, "other-identity.txt");
     await writeFile(otherIdentityFile, `${await generateIdentity()}\n`, { mode: 0o600 });
   }, 120_000);
   afterAll(async () => {
     await source.dispose();
   });
-
-  /** Restores `backup` into a fresh folder: what it said, and whether the folder was made. */
-  const restoreInto = async (backup: string, ...key: string[]) => {
-    const dataDir = path.join(scratch, `refused-${randomBytes(4).toString("hex")}`);
-    const ran = await ops({}, "restore", backup, "--data-dir", dataDir, ...key);
-    return { ...ran, written: existsSync(dataDir) };
-  };
 
   test("a backup to an age recipient restores with the identity, not with another", async () => {
     const wrong = await restoreInto(recipientFile, "--identity-file", otherIdentityFile);
