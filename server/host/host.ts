@@ -140,7 +140,7 @@ async function serveMetrics(config: Config, metrics: Metrics): Promise<Server | 
 async function serveOps(config: Config, database: Database): Promise<Server | undefined> {
   return database.driver === "pglite"
     ? await serveOpsSocket(opsSocketPath(config.dataDir), (argv) =>
-        runInServer(argv, { db: database.db, config }),
+        runInServer(argv, { db: database.db, config, database }),
       )
     : undefined;
 }

@@ -8,7 +8,8 @@
 //
 // The commands themselves are declared in server/ops/commands/ and listed in
 // server/ops/registry.ts; this file only finds the database to run them on.
-import type { Database } from "../backend/db/index.ts";
+import type { AppDb, Database } from "../backend/db/index.ts";
+import type { Config } from "../config.ts";
 import { errorLine, execute, parseCommandLine } from "./registry.ts";
 
 /**
@@ -23,6 +24,13 @@ export async function main(argv: string[]): Promise<number> {
       process.stdout.write(`${invocation.text}\n`);
       return 0;
     }
+    if (invocation.command.alone) {
+      // Restore makes a database of its own and reads no configuration (which would generate
+      // secrets into DATA_DIR): its run() uses neither of these.
+      const none = { db: undefined, config: undefined } as unknown as { db: AppDb; config: Config };
+      process.stdout.write(await execute(invocation, none));
+      return 0;
+    }
     // The configuration and the database load only once the arguments have passed the
     // checks that need neither, so --help and typos answer at once.
     const { loadConfig, sharedSecrets } = await import("../config.ts");
@@ -35,7 +43,14 @@ export async function main(argv: string[]): Promise<number> {
       const viaServer = await callOpsSocket(
         opsSocketPath(config.dataDir),
         invocation.command.changes ? [`--as=${invocation.actor}`, ...invocation.forward] : invocation.forward,
-      );
+      ).catch((error: unknown) => {
+        // The server went away while it ran the command (killed, or stopped).
+        const { code } = error as NodeJS.ErrnoException;
+        if (code !== "ECONNRESET" && code !== "EPIPE") throw error;
+        throw new Error(
+          `The server stopped before it answered: ${invocation.command.name} may not have been carried out; check before running it again.`,
+        );
+      });
       if (viaServer) {
         process.stdout.write(viaServer.stdout);
         process.stderr.write(viaServer.stderr);
@@ -48,7 +63,7 @@ export async function main(argv: string[]): Promise<number> {
     // an enrolment or count sessions under keys no server of this database uses (record 051).
     const { checkSecrets } = await import("../backend/db/secret-checks.ts");
     await checkSecrets(database.db, sharedSecrets(config));
-    process.stdout.write(await execute(invocation, { db: database.db, config }));
+    process.stdout.write(await execute(invocation, { db: database.db, config, database }));
     return 0;
   } catch (error) {
     process.stderr.write(errorLine(error));

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import os from "node:os";
 import path from "node:path";
 import type { Config } from "../config.ts";
-import type { AppDb } from "../backend/db/index.ts";
+import type { AppDb, Database } from "../backend/db/index.ts";
 import { OpsError, type OpsCommand, type PreparedRun } from "./commands/define.ts";
 import { CONTROL_COMMANDS } from "./commands/controls.ts";
 import { LOGIN_COMMANDS } from "./commands/logins.ts";
@@ -22,6 +22,7 @@ import { AUDIT_COMMANDS } from "./commands/audit.ts";
 import { HOLDER_COMMANDS } from "./commands/holders.ts";
 import { MAIL_COMMANDS } from "./commands/mail.ts";
 import { RATE_COMMANDS } from "./commands/rates.ts";
+import { BACKUP_COMMANDS } from "./commands/backup.ts";
 
 export const COMMANDS: readonly OpsCommand[] = [
   ...WALLET_COMMANDS,
@@ -37,6 +38,7 @@ export const COMMANDS: readonly OpsCommand[] = [
   ...AUDIT_COMMANDS,
   ...STAFF_COMMANDS,
   ...MAIL_COMMANDS,
+  ...BACKUP_COMMANDS,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));
@@ -180,7 +182,13 @@ export function parseCommandLine(argv: string[]): Invocation {
   const actor = command.changes ? resolveActor(as) : "";
   // parseArgs keeps no positions: a file argument is the argv entry equal to it that no option takes.
   const files = new Set(command.files.map((i) => args[i]));
-  const forward = argv.map((a, i) => (files.has(a) && !takesValue(argv[i - 1]) ? path.resolve(a) : a));
+  const fileOption = (a: string | undefined) => command.fileOptions.some((o) => a === `--${o}`);
+  const forward = argv.map((a, i) => {
+    if (fileOption(argv[i - 1])) return path.resolve(a);
+    const inline = command.fileOptions.find((o) => a.startsWith(`--${o}=`));
+    if (inline !== undefined) return `--${inline}=${path.resolve(a.slice(inline.length + 3))}`;
+    return files.has(a) && !takesValue(argv[i - 1]) ? path.resolve(a) : a;
+  });
   return { kind: "run", command, actor, json: values.json === true, run, forward };
 }
 
@@ -190,9 +198,9 @@ export function parseCommandLine(argv: string[]): Invocation {
  */
 export async function execute(
   invocation: Extract<Invocation, { kind: "run" }>,
-  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[]; database?: Database },
 ): Promise<string> {
-  const { db, config } = server;
+  const { db, config, database } = server;
   const result = await invocation.run({
     db,
     config,
@@ -204,6 +212,7 @@ export async function execute(
             "The staff member acting must be named (1 to 100 printable characters).",
           ),
     actorRoles: server.actorRoles,
+    database,
   });
   return `${invocation.json ? JSON.stringify(result.json(), null, 2) : result.text()}\n`;
 }
@@ -230,10 +239,13 @@ export function errorLine(error: unknown): string {
 /** For the ops socket: runs one command on the server's database and returns what it printed. */
 export async function runInServer(
   argv: string[],
-  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[] },
+  server: { db: AppDb; config: Config; actor?: string; actorRoles?: readonly string[]; database?: Database },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const invocation = parseCommandLine(argv);
+    if (invocation.kind === "run" && invocation.command.alone) {
+      throw new OpsError(`${invocation.command.name} runs on its own, not through a server.`);
+    }
     const stdout = invocation.kind === "help" ? `${invocation.text}\n` : await execute(invocation, server);
     return { code: 0, stdout, stderr: "" };
   } catch (error) {

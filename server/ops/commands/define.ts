@@ -10,7 +10,7 @@
 import { readFile, stat } from "node:fs/promises";
 import type { Config } from "../../config.ts";
 import { normaliseUsd } from "../../backend/domain/amounts.ts";
-import type { AppDb } from "../../backend/db/index.ts";
+import type { AppDb, Database } from "../../backend/db/index.ts";
 
 /** A refusal: printed as one line, "error: …", exit 1; nothing has been written. */
 export class OpsError extends Error {}
@@ -34,6 +34,8 @@ export interface CommandContext {
    * command line (an operator there has no roles, only the --as name, which nothing verifies).
    */
   actorRoles?: readonly string[] | undefined;
+  /** The open database itself, for what goes beyond queries (backup's snapshot); absent in the staff console. */
+  database?: Database | undefined;
 }
 
 interface CommandSpec<O extends OptionSpec, I, R> {
@@ -53,6 +55,13 @@ interface CommandSpec<O extends OptionSpec, I, R> {
    * hands the command to a running server, whose working directory is not the operator's.
    */
   files?: readonly number[];
+  /** The options whose values name files, made absolute likewise. */
+  fileOptions?: readonly string[];
+  /**
+   * It runs in the operator's own process without the configured database (restore, which makes
+   * a new one): never handed to a server, and its run() is given no database or configuration.
+   */
+  alone?: boolean;
   /** A look at the raw arguments before the options are parsed, when the command is named in them. */
   screen?(argv: readonly string[]): void;
   /** Checks the arguments alone (no database) and returns what run() needs. */
@@ -73,6 +82,8 @@ export interface OpsCommand {
   readonly options: OptionSpec;
   readonly changes: boolean;
   readonly files: readonly number[];
+  readonly fileOptions: readonly string[];
+  readonly alone: boolean;
   readonly screen?: ((argv: readonly string[]) => void) | undefined;
   prepare(
     args: readonly string[],
@@ -91,6 +102,8 @@ export function defineCommand<I, R, O extends OptionSpec = Record<never, never>>
     options,
     changes: spec.changes,
     files: spec.files ?? [],
+    fileOptions: spec.fileOptions ?? [],
+    alone: spec.alone ?? false,
     screen: spec.screen,
     prepare(args, values) {
       // parseArgs gave each option the type its declaration says; only this command's reach check().
