@@ -396,6 +396,8 @@ export interface RestoreResult {
   tables: number;
   rows: number;
   transfers: number;
+  /** The holder whose phrase was decrypted with the restored secret (--check-holder). */
+  holderChecked: string | undefined;
   seconds: number;
 }
 
@@ -409,6 +411,8 @@ export async function restore(opts: {
   key: RestoreKey;
   dataDir: string;
   databaseUrl: string | undefined;
+  /** A holder (an operator's own test account) whose phrase must decrypt: e-mail and password. */
+  holder?: { email: string; password: string } | undefined;
 }): Promise<RestoreResult> {
   const started = performance.now();
   const file = path.resolve(opts.file);
@@ -500,6 +504,31 @@ export async function restore(opts: {
     const ledger = await checkLedger(database.db);
     problems.push(...ledger.problems);
     transfers = ledger.transfers;
+    // One phrase, decrypted as a sign-in does: the holder's password and the restored
+    // BACKEND_SECRET (record 002). No audit row is written; the words are never shown.
+    if (opts.holder) {
+      const [{ login }, { deriveServerKeys }] = await Promise.all([
+        import("../backend/domain/accounts.ts"),
+        import("../backend/domain/crypto.ts"),
+      ]);
+      const keys = deriveServerKeys(manifest.secrets.BACKEND_SECRET);
+      const answer = await login({ db: database.db, keys }, opts.holder.email, opts.holder.password).catch(
+        () => undefined,
+      );
+      if (!answer) {
+        problems.push(
+          `The phrase of ${opts.holder.email} does not decrypt with the restored BACKEND_SECRET.`,
+        );
+      } else if (!answer.ok) {
+        problems.push(
+          `The phrase of ${opts.holder.email} could not be checked: ${answer.reason === "not-found" ? "no such holder in the backup" : "the password is not that holder's"}.`,
+        );
+      } else if (answer.words.length !== 12) {
+        problems.push(
+          `The phrase of ${opts.holder.email} decrypted to ${answer.words.length} words, not 12.`,
+        );
+      }
+    }
   } finally {
     await database.close();
   }
@@ -518,6 +547,7 @@ export async function restore(opts: {
     tables: Object.keys(counts).length,
     rows: Object.values(counts).reduce((a, b) => a + b, 0),
     transfers,
+    holderChecked: opts.holder?.email,
     seconds: (performance.now() - started) / 1000,
   };
 }

@@ -206,6 +206,11 @@ for (const driver of drivers) {
         await host.stop();
         host = undefined;
 
+        // The restore decrypts one holder's phrase too, with that holder's password in a file.
+        const checked = senders[0];
+        if (!checked) throw new Error("no holder");
+        const passwordFile = path.join(scratch, `password-${driver}`);
+        await writeFile(passwordFile, `${checked.password}\n`, { mode: 0o600 });
         const restoring = await ops(
           {},
           "restore",
@@ -214,13 +219,20 @@ for (const driver of drivers) {
           target.dataDir,
           "--passphrase-file",
           passphraseFile,
+          "--check-holder",
+          checked.email,
+          "--password-file",
+          passwordFile,
           ...(target.databaseUrl ? ["--database-url", target.databaseUrl] : []),
         );
         expect(restoring.stderr).toBe("");
         expect(restoring.code).toBe(0);
         expect(restoring.stdout).toMatch(
-          /^Restored .+\nApplied 0 newer migrations\. Verified: \d+ rows in \d+ tables as in the manifest, the secrets' check values, \d+ transfers balanced and every balance the sum of its entries\.\nTook [\d.]+ s\.\n$/u,
+          /^Restored .+\nApplied 0 newer migrations\. Verified: \d+ rows in \d+ tables as in the manifest, the secrets' check values, \d+ transfers balanced and every balance the sum of its entries, and the phrase of \S+ decrypts\.\nTook [\d.]+ s\.\n$/u,
         );
+        expect(restoring.stdout).toContain(`the phrase of ${checked.email} decrypts.`);
+        for (const word of checked.words)
+          expect(restoring.stdout).not.toMatch(new RegExp(`\\b${word}\\b`, "u"));
 
         // What the restored database holds, before a server takes it.
         const database = await target.open();
@@ -359,9 +371,10 @@ describe("restore refuses bad input with one sentence and writes nothing", () =>
   let identityFile = "";
   let recipientFile = "";
   let otherIdentityFile = "";
+  let holder: Sender | undefined;
   beforeAll(async () => {
     source = await freshPlace("pglite", scratch);
-    await seeded(source, 1);
+    [holder] = await seeded(source, 1);
     file = path.join(scratch, "good.ckb");
     const made = await ops(where(source), "backup", file, "--passphrase-file", passphraseFile);
     if (made.stderr !== "") throw new Error(made.stderr);
@@ -394,6 +407,56 @@ describe("restore refuses bad input with one sentence and writes nothing", () =>
     });
     const right = await restoreInto(recipientFile, "--identity-file", identityFile);
     expect([right.code, right.stderr, right.written]).toEqual([0, "", true]);
+  }, 120_000);
+
+  test("--check-holder: the holder's phrase decrypts with the right password; a wrong one fails the verification", async () => {
+    if (!holder) throw new Error("no holder");
+    const right = path.join(scratch, "holder-password");
+    await writeFile(right, `${holder.password}\n`, { mode: 0o600 });
+    const ok = await restoreInto(
+      file,
+      "--passphrase-file",
+      passphraseFile,
+      "--check-holder",
+      holder.email,
+      "--password-file",
+      right,
+    );
+    expect([ok.code, ok.stderr]).toEqual([0, ""]);
+    expect(ok.stdout).toContain(`, and the phrase of ${holder.email} decrypts.`);
+
+    const wrong = path.join(scratch, "holder-wrong-password");
+    await writeFile(wrong, "not the holder's password\n", { mode: 0o600 });
+    const refused = await restoreInto(
+      file,
+      "--passphrase-file",
+      passphraseFile,
+      "--check-holder",
+      holder.email,
+      "--password-file",
+      wrong,
+    );
+    expect([refused.code, refused.stdout]).toEqual([1, ""]);
+    expect(refused.stderr).toMatch(
+      new RegExp(
+        `^error: Restored into .+, but it failed verification: The phrase of ${holder.email.replaceAll(".", "\\.")} could not be checked: the password is not that holder's\\. Do not serve from it\\.\n$`,
+        "u",
+      ),
+    );
+
+    const alone = await restoreInto(
+      file,
+      "--passphrase-file",
+      passphraseFile,
+      "--check-holder",
+      holder.email,
+    );
+    expect(alone).toEqual({
+      code: 1,
+      stdout: "",
+      stderr: "error: Give --check-holder <e-mail> and --password-file <file> together.\n",
+      written: false,
+    });
   }, 120_000);
 
   test("a wrong passphrase", async () => {

@@ -94,7 +94,8 @@ took and the file's SHA-256 (sha256sum prints the same). Restore it with
       ["    --database-url <url>", "… into an empty PostgreSQL database (secrets in --data-dir)"],
     ],
     usage: `Usage: node server/ops/cli.ts restore <file> --data-dir <empty folder> [--database-url <url>]
-         (--identity-file <file> | --passphrase-file <file>) [--json]
+         (--identity-file <file> | --passphrase-file <file>)
+         [--check-holder <e-mail> --password-file <file>] [--json]
 
 Decrypts a backup (with the age identity in the file, as age-keygen wrote it,
 or the passphrase in the file), restores it into an empty folder (an embedded
@@ -104,7 +105,9 @@ to use as that host's DATA_DIR), applies this code's newer migrations, and then
 verifies before it says done: every table's row count equals the backup's
 manifest, the secrets match the database's check values, every transfer is
 balanced, every wallet balance is the sum of its entries, and what is held for
-pending sends is what the pending account holds. A wrong key, a damaged file,
+pending sends is what the pending account holds; with --check-holder, that
+holder's phrase decrypts with the restored secret and the password in the file
+(keep a test account of your own for this). A wrong key, a damaged file,
 a backup of a newer schema than this code and a target that is not empty are
 refused before anything is written. Runs alone: no server is involved.`,
     options: {
@@ -112,6 +115,8 @@ refused before anything is written. Runs alone: no server is involved.`,
       "database-url": { type: "string" },
       "identity-file": { type: "string" },
       "passphrase-file": { type: "string" },
+      "check-holder": { type: "string" },
+      "password-file": { type: "string" },
     },
     changes: false,
     alone: true,
@@ -120,6 +125,11 @@ refused before anything is written. Runs alone: no server is involved.`,
     check(args, options) {
       const [file = ""] = args;
       if (file === "") throw new OpsError("Name the backup file to restore.");
+      const checkHolder = options["check-holder"];
+      const passwordFile = options["password-file"];
+      if ((checkHolder === undefined) !== (passwordFile === undefined)) {
+        throw new OpsError("Give --check-holder <e-mail> and --password-file <file> together.");
+      }
       const dataDir = options["data-dir"];
       if (dataDir === undefined || dataDir === "") {
         throw new OpsError(
@@ -135,9 +145,23 @@ refused before anything is written. Runs alone: no server is involved.`,
       if (databaseUrl !== undefined && !/^postgres(ql)?:\/\//u.test(databaseUrl)) {
         throw new OpsError("--database-url must be a postgres:// URL.");
       }
-      return { file, dataDir, databaseUrl, identityFile, passphraseFile };
+      return { file, dataDir, databaseUrl, identityFile, passphraseFile, checkHolder, passwordFile };
     },
-    async run(_ctx, { file, dataDir, databaseUrl, identityFile, passphraseFile }) {
+    async run(_ctx, { file, dataDir, databaseUrl, identityFile, passphraseFile, checkHolder, passwordFile }) {
+      let holder: { email: string; password: string } | undefined;
+      if (checkHolder !== undefined && passwordFile !== undefined) {
+        const text = await readTextFile(
+          passwordFile,
+          MAX_KEY_FILE_BYTES,
+          (error) =>
+            `Cannot read ${passwordFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
+        );
+        const password = text.replace(/\r?\n$/u, "");
+        if (password === "" || password.includes("\n")) {
+          throw new OpsError(`${passwordFile} must hold the holder's password on one line.`);
+        }
+        holder = { email: checkHolder, password };
+      }
       let key: { identities: string[] } | { passphrase: string };
       if (identityFile === undefined) key = { passphrase: await passphraseFrom(passphraseFile ?? "") };
       else {
@@ -156,12 +180,12 @@ refused before anything is written. Runs alone: no server is involved.`,
         key = { identities };
       }
       const { restore } = await import("../backup.ts");
-      return restore({ file, key, dataDir, databaseUrl });
+      return restore({ file, key, dataDir, databaseUrl, holder });
     },
     text: (r) =>
       [
         `Restored ${r.file} (schema ${r.schema}, ${r.schemaName}, taken ${r.taken}) into ${r.target}.`,
-        `Applied ${r.applied} newer migration${r.applied === 1 ? "" : "s"}. Verified: ${r.rows} rows in ${r.tables} tables as in the manifest, the secrets' check values, ${r.transfers} transfers balanced and every balance the sum of its entries.`,
+        `Applied ${r.applied} newer migration${r.applied === 1 ? "" : "s"}. Verified: ${r.rows} rows in ${r.tables} tables as in the manifest, the secrets' check values, ${r.transfers} transfers balanced and every balance the sum of its entries${r.holderChecked ? `, and the phrase of ${r.holderChecked} decrypts` : ""}.`,
         `Took ${r.seconds.toFixed(2)} s.`,
       ].join("\n"),
     json: (r) => r,
