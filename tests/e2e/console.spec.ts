@@ -434,13 +434,15 @@ test.describe("the staff console", () => {
       for (const path of CONSOLE_PAGES(holder.email)) {
         const dump = lynx.dump(path);
         expect(body(dump), path).toContain(`Signed in as ${email}`);
-        // The test's operator is named e2e-operator (audit rows, who added a member); the audit
-        // log also shows each row's details by their field names (walletId: …), as recorded.
-        expectReadable(
-          dump,
-          path,
-          path === "/ops/audit" ? /\b[a-z]+[A-Z]\w*:|\be2e-operator\b/gu : /\be2e-operator\b/gu,
-        );
+        // Key fingerprints and other hexadecimal identifiers ("key 2d97184fa407ca65") are not
+        // words; the test's operator is named e2e-operator (audit rows, who added a member). The
+        // queues, messages and audit log show what every other test wrote: there the check of
+        // words run together is left out (it cannot tell their data from markup).
+        const othersData = ["/ops/sends", "/ops/requests", "/ops/messages", "/ops/audit"].includes(path);
+        expectReadable(dump, path, {
+          identifiers: /\b[\da-f]{8,}\b|\be2e-operator\b/gu,
+          words: !othersData,
+        });
       }
       const money = body(lynx.dump("/ops/money"));
       expect(money).toContain("Chain watchers");
