@@ -411,31 +411,27 @@ describe("restore refuses bad input with one sentence and writes nothing", () =>
 
   test("--check-holder: the holder's phrase decrypts with the right password; a wrong one fails the verification", async () => {
     if (!holder) throw new Error("no holder");
+    const { email } = holder;
+    /** The good backup restored, checking the holder's phrase with the password in `passwordFile`. */
+    const checking = (passwordFile: string) =>
+      restoreInto(
+        file,
+        "--passphrase-file",
+        passphraseFile,
+        "--check-holder",
+        email,
+        "--password-file",
+        passwordFile,
+      );
     const right = path.join(scratch, "holder-password");
     await writeFile(right, `${holder.password}\n`, { mode: 0o600 });
-    const ok = await restoreInto(
-      file,
-      "--passphrase-file",
-      passphraseFile,
-      "--check-holder",
-      holder.email,
-      "--password-file",
-      right,
-    );
+    const ok = await checking(right);
     expect([ok.code, ok.stderr]).toEqual([0, ""]);
     expect(ok.stdout).toContain(`, and the phrase of ${holder.email} decrypts.`);
 
     const wrong = path.join(scratch, "holder-wrong-password");
     await writeFile(wrong, "not the holder's password\n", { mode: 0o600 });
-    const refused = await restoreInto(
-      file,
-      "--passphrase-file",
-      passphraseFile,
-      "--check-holder",
-      holder.email,
-      "--password-file",
-      wrong,
-    );
+    const refused = await checking(wrong);
     expect([refused.code, refused.stdout]).toEqual([1, ""]);
     expect(refused.stderr).toMatch(
       new RegExp(

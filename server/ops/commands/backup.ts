@@ -8,14 +8,23 @@ const RECIPIENT = /^age1[02-9ac-hj-np-z]{20,}$/u;
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 const MIN_PASSPHRASE = 12;
 
-async function passphraseFrom(file: string): Promise<string> {
-  const text = await readTextFile(
+/** A small file of a key, passphrase or password: its text, or why it cannot be read. */
+const keyFileText = (file: string) =>
+  readTextFile(
     file,
     MAX_KEY_FILE_BYTES,
     (error) => `Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
   );
-  const passphrase = text.replace(/\r?\n$/u, "");
-  if (passphrase.length < MIN_PASSPHRASE || passphrase.includes("\n")) {
+
+/** A file's one line (a final line break dropped): undefined when it holds more lines than one. */
+const oneLine = (text: string) => {
+  const line = text.replace(/\r?\n$/u, "");
+  return line.includes("\n") ? undefined : line;
+};
+
+async function passphraseFrom(file: string): Promise<string> {
+  const passphrase = oneLine(await keyFileText(file));
+  if (passphrase === undefined || passphrase.length < MIN_PASSPHRASE) {
     throw new OpsError(
       `${file} must hold one passphrase of at least ${MIN_PASSPHRASE} characters on one line.`,
     );
@@ -150,14 +159,8 @@ refused before anything is written. Runs alone: no server is involved.`,
     async run(_ctx, { file, dataDir, databaseUrl, identityFile, passphraseFile, checkHolder, passwordFile }) {
       let holder: { email: string; password: string } | undefined;
       if (checkHolder !== undefined && passwordFile !== undefined) {
-        const text = await readTextFile(
-          passwordFile,
-          MAX_KEY_FILE_BYTES,
-          (error) =>
-            `Cannot read ${passwordFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-        );
-        const password = text.replace(/\r?\n$/u, "");
-        if (password === "" || password.includes("\n")) {
+        const password = oneLine(await keyFileText(passwordFile));
+        if (password === undefined || password === "") {
           throw new OpsError(`${passwordFile} must hold the holder's password on one line.`);
         }
         holder = { email: checkHolder, password };
@@ -165,12 +168,7 @@ refused before anything is written. Runs alone: no server is involved.`,
       let key: { identities: string[] } | { passphrase: string };
       if (identityFile === undefined) key = { passphrase: await passphraseFrom(passphraseFile ?? "") };
       else {
-        const text = await readTextFile(
-          identityFile,
-          MAX_KEY_FILE_BYTES,
-          (error) =>
-            `Cannot read ${identityFile}: ${(error as NodeJS.ErrnoException).code ?? String(error)}.`,
-        );
+        const text = await keyFileText(identityFile);
         const identities = text
           .split("\n")
           .map((l) => l.trim())
