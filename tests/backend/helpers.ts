@@ -368,3 +368,15 @@ export function randomAddress(coin: Ticker): string {
       return bech32.encode("addr", bech32.toWords(Uint8Array.from([0x01, ...randomBytes(56)])), 200);
   }
 }
+
+/**
+ * The places where `text` holds two words of the phrase side by side, as text ("a b") or as a
+ * list ('a","b'): a leaked phrase shows there. One word alone is no test: phrase words are
+ * everyday English ("receive" is in "received undefined", "code" in a refusal), so a check of a
+ * single word fails now and then on an answer that holds nothing.
+ */
+export function phrasePairsIn(text: string, twelveWords: string): string[] {
+  const words = twelveWords.split(" ");
+  const pairs = words.slice(1).flatMap((word, i) => [`${words[i]} ${word}`, `${words[i]}","${word}`]);
+  return pairs.filter((pair) => text.includes(pair));
+}
